@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Swap prefetch: hooks for the swap-out and swap-in paths, and the policy
+ * types that kprefetchd and its KUnit tests share.
+ */
+#ifndef _LINUX_SWAP_PREFETCH_H
+#define _LINUX_SWAP_PREFETCH_H
+
+#include <linux/jump_label.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/swap.h>
+#include <linux/xarray.h>
+
+#ifdef CONFIG_SWAP_PREFETCH
+
+DECLARE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
+extern struct task_struct *kprefetchd_task;
+
+void __swap_prefetch_record(swp_entry_t entry, unsigned long nr);
+void __swap_prefetch_forget(swp_entry_t entry, unsigned long nr);
+void swap_prefetch_forget_type(int type);
+
+/**
+ * swap_prefetch_nr_to_track - how many entries of a folio reclaim may record
+ * @folio: a locked folio that reclaim is about to remove from the swap cache
+ * @on_purpose: reclaim was asked for (MADV_PAGEOUT, memory.reclaim)
+ *
+ * Must be sampled before __remove_mapping(), which clears folio->swap.
+ * Only anonymous folios count: a never-mapped swap cache folio (unused
+ * readahead or prefetch) must not be recorded again, or prefetch would
+ * read back what reclaim just dropped, forever.  Pages pushed out on
+ * purpose are not wanted soon, so they are not recorded either.
+ *
+ * Return: the number of swap entries to record, or 0.
+ */
+static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
+						      bool on_purpose)
+{
+	if (!static_branch_unlikely(&swap_prefetch_enabled_key) || on_purpose)
+		return 0;
+	if (!folio_test_swapcache(folio) || !folio_test_anon(folio))
+		return 0;
+	return folio_nr_pages(folio);
+}
+
+/* Called on the reclaim hot path after a successful swap-out. */
+static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
+{
+	if (nr && static_branch_unlikely(&swap_prefetch_enabled_key))
+		__swap_prefetch_record(entry, nr);
+}
+
+/* Called when [entry, entry + nr) enters the swap cache again. */
+static inline void swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
+{
+	if (static_branch_unlikely(&swap_prefetch_enabled_key))
+		__swap_prefetch_forget(entry, nr);
+}
+
+/*
+ * kprefetchd's reads are not refaults: they must not count as workingset
+ * refaults, activate the folio or stall in PSI.
+ */
+static inline bool current_is_kprefetchd(void)
+{
+	return current == READ_ONCE(kprefetchd_task);
+}
+
+#else /* !CONFIG_SWAP_PREFETCH */
+
+static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
+						      bool on_purpose)
+{
+	return 0;
+}
+
+static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
+{
+}
+
+static inline void swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
+{
+}
+
+static inline void swap_prefetch_forget_type(int type)
+{
+}
+
+static inline bool current_is_kprefetchd(void)
+{
+	return false;
+}
+
+#endif /* CONFIG_SWAP_PREFETCH */
+
+#ifdef CONFIG_SWAP_PREFETCH
+/*
+ * Mechanism and policy below are split so that KUnit can drive private
+ * instances with plain inputs; kprefetchd owns the only global instance.
+ */
+
+/**
+ * struct swap_prefetch_list - swapped-out entries, most recent first
+ * @lock: protects everything below; only ever trylocked on swap paths
+ * @mru: list of &struct swap_prefetch_entry, newest at the head
+ * @index: per swap type, swap offset -> entry, for O(1) removal
+ * @nr: entries on @mru
+ * @max: cap on @nr; the oldest entry is recycled beyond it
+ * @nr_contended: updates skipped because @lock was contended
+ */
+struct swap_prefetch_list {
+	spinlock_t lock;
+	struct list_head mru;
+	struct xarray index[MAX_SWAPFILES];
+	unsigned long nr;
+	unsigned long max;
+	atomic_long_t nr_contended;
+};
+
+/**
+ * struct swap_prefetch_zone_snap - one zone's free pages and watermark
+ * @free: NR_FREE_PAGES
+ * @high: high watermark, boost included
+ */
+struct swap_prefetch_zone_snap {
+	unsigned long free;
+	unsigned long high;
+};
+
+/**
+ * struct swap_prefetch_snapshot - what the idle check looks at, in pages
+ * @activity: swap-in, swap-out, reclaim or OOM events since the last check
+ * @zones_short: populated zones without enough free pages
+ * @writeback: pages under writeback
+ * @dirty: dirty file pages
+ * @mapped: mapped file and anonymous pages
+ * @slab: slab pages
+ * @swapcache: pages in the swap cache
+ * @totalram: usable RAM
+ * @swap_full: more than half of swap is in use
+ */
+struct swap_prefetch_snapshot {
+	bool activity;
+	unsigned int zones_short;
+	unsigned long writeback;
+	unsigned long dirty;
+	unsigned long mapped;
+	unsigned long slab;
+	unsigned long swapcache;
+	unsigned long totalram;
+	bool swap_full;
+};
+
+/* Why a round did or did not prefetch; also reported by trace events. */
+enum swap_prefetch_verdict {
+	SWAP_PREFETCH_GO,
+	SWAP_PREFETCH_BUSY,
+	SWAP_PREFETCH_LOW_FREE,
+	SWAP_PREFETCH_WRITEBACK,
+	SWAP_PREFETCH_DIRTY,
+	SWAP_PREFETCH_MAPPED,
+	SWAP_PREFETCH_SWAP_FULL,
+};
+
+/* VM events whose change between two checks means "not idle". */
+enum swap_prefetch_activity_item {
+	SWAP_PREFETCH_ACT_SWAPOUT,
+	SWAP_PREFETCH_ACT_MAJFAULT,
+	SWAP_PREFETCH_ACT_ALLOCSTALL,
+	SWAP_PREFETCH_ACT_SCAN_KSWAPD,
+	SWAP_PREFETCH_ACT_SCAN_DIRECT,
+	SWAP_PREFETCH_ACT_OOM_KILL,
+	NR_SWAP_PREFETCH_ACT,
+};
+
+/**
+ * struct swap_prefetch_pacer - when the next round may run
+ * @busy: bit 0 is set when activity is seen, cleared by the next round
+ * @next: jiffies of the next attempt
+ */
+struct swap_prefetch_pacer {
+	unsigned long busy;
+	unsigned long next;
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int swap_prefetch_list_init(struct swap_prefetch_list *l, unsigned long max);
+void swap_prefetch_list_destroy(struct swap_prefetch_list *l);
+long swap_prefetch_list_add(struct swap_prefetch_list *l, swp_entry_t entry,
+			    unsigned long nr, unsigned long *recycled);
+long swap_prefetch_list_del(struct swap_prefetch_list *l, swp_entry_t entry,
+			    unsigned long nr);
+unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
+				    swp_entry_t *entries, unsigned int max);
+unsigned long swap_prefetch_list_purge_type(struct swap_prefetch_list *l,
+					    int type);
+bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
+unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
+				       unsigned int nr);
+unsigned long swap_prefetch_dirty_limit(unsigned long totalram);
+enum swap_prefetch_verdict
+swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);
+bool swap_prefetch_activity_seen(const unsigned long *prev,
+				 const unsigned long *cur);
+void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);
+enum swap_prefetch_verdict
+swap_prefetch_pace(struct swap_prefetch_pacer *p,
+		   const struct swap_prefetch_snapshot *s, unsigned long now,
+		   unsigned long delay, unsigned long interval);
+bool swap_prefetch_memcg_room_ok(unsigned long usage, unsigned long limit);
+#endif /* CONFIG_KUNIT */
+#endif /* CONFIG_SWAP_PREFETCH */
+
+#endif /* _LINUX_SWAP_PREFETCH_H */

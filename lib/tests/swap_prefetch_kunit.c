@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for swap prefetch: the tracking list, its trylock-and-skip
+ * rule, and the idle policy.  Every case works on private instances and
+ * plain snapshots, never on kprefetchd's global state.
+ */
+
+#include <kunit/test.h>
+#include <linux/page_counter.h>
+#include <linux/slab.h>
+#include <linux/swap_prefetch.h>
+#include <linux/swapops.h>
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static struct swap_prefetch_list *new_list(struct kunit *test,
+					   unsigned long max)
+{
+	struct swap_prefetch_list *l;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_list_init(l, max), 0);
+	test->priv = l;
+	return l;
+}
+
+static void swap_prefetch_list_exit(struct kunit *test)
+{
+	if (test->priv)
+		swap_prefetch_list_destroy(test->priv);
+}
+
+static swp_entry_t ent(int type, pgoff_t offset)
+{
+	return swp_entry(type, offset);
+}
+
+static void add_one(struct kunit *test, struct swap_prefetch_list *l,
+		    pgoff_t offset)
+{
+	unsigned long recycled;
+
+	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(0, offset), 1,
+						     &recycled), 1);
+}
+
+/* Pop everything and compare with @want, newest first. */
+static void expect_order(struct kunit *test, struct swap_prefetch_list *l,
+			 const pgoff_t *want, unsigned int nr)
+{
+	swp_entry_t got[16];
+	unsigned int i, n;
+
+	n = swap_prefetch_list_pop(l, got, ARRAY_SIZE(got));
+	KUNIT_EXPECT_EQ(test, n, nr);
+	for (i = 0; i < min(n, nr); i++)
+		KUNIT_EXPECT_EQ_MSG(test, swp_offset(got[i]), want[i],
+				    "position %u", i);
+	KUNIT_EXPECT_EQ(test, l->nr, 0UL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&l->mru));
+}
+
+static void swap_prefetch_test_list_init(struct kunit *test)
+{
+	struct swap_prefetch_list l;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_init(&l, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_init(&l, 1), 0);
+	KUNIT_EXPECT_EQ(test, l.nr, 0UL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&l.mru));
+	swap_prefetch_list_destroy(&l);
+}
+
+static void swap_prefetch_test_list_mru_order(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 8);
+	static const pgoff_t want[] = { 5, 4, 3, 2, 1 };
+	pgoff_t off;
+
+	for (off = 1; off <= 5; off++)
+		add_one(test, l, off);
+	KUNIT_EXPECT_EQ(test, l->nr, 5UL);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_recycle_oldest(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 3);
+	static const pgoff_t want[] = { 5, 4, 3 };
+	unsigned long recycled;
+	pgoff_t off;
+
+	for (off = 1; off <= 3; off++)
+		add_one(test, l, off);
+	/* before: 3 2 1 (full); after two more: 5 4 3 */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 4), 1,
+						     &recycled), 1);
+	KUNIT_EXPECT_EQ(test, recycled, 1UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 5), 1,
+						     &recycled), 1);
+	KUNIT_EXPECT_EQ(test, recycled, 1UL);
+	KUNIT_EXPECT_EQ(test, l->nr, 3UL);
+	/* The recycled entries are gone from the index too. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 2), 0L);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_rerecord(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 3);
+	static const pgoff_t want[] = { 1, 3, 2 };
+	unsigned long recycled;
+	pgoff_t off;
+
+	for (off = 1; off <= 3; off++)
+		add_one(test, l, off);
+	/* before: 3 2 1; after re-recording 1: 1 3 2, nothing recycled */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 1), 1,
+						     &recycled), 1);
+	KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	KUNIT_EXPECT_EQ(test, l->nr, 3UL);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_del_middle(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 8);
+	static const pgoff_t want[] = { 5, 4, 2, 1 };
+	pgoff_t off;
+
+	for (off = 1; off <= 5; off++)
+		add_one(test, l, off);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 3), 1), 1L);
+	/* Not tracked (any more), or another device's offset 3. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 3), 1), 0L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(1, 4), 1), 0L);
+	KUNIT_EXPECT_EQ(test, l->nr, 4UL);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_large_folio(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 16);
+	static const pgoff_t want[] = { 107, 106, 105, 104, 101, 100 };
+	unsigned long recycled;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 100), 8,
+						     &recycled), 8L);
+	KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 102), 2), 2L);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_large_folio_cap(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 4);
+	static const pgoff_t want[] = { 207, 206, 205, 204 };
+	unsigned long recycled;
+
+	add_one(test, l, 1);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 200), 8,
+						     &recycled), 8L);
+	KUNIT_EXPECT_EQ(test, recycled, 5UL);
+	KUNIT_EXPECT_EQ(test, l->nr, 4UL);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_purge_type(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 8);
+	static const pgoff_t want[] = { 9, 2, 1 };
+	unsigned long recycled;
+
+	add_one(test, l, 1);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(1, 1), 3,
+						     &recycled), 3L);
+	add_one(test, l, 2);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 3UL);
+	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 0UL);
+	/* A device reusing the type starts from nothing. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(1, 1), 3), 0L);
+	add_one(test, l, 9);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_list_empty(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 4);
+	swp_entry_t got[4];
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 4), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 1), 0L);
+	add_one(test, l, 1);
+	add_one(test, l, 2);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 1), 1U);
+	KUNIT_EXPECT_EQ(test, swp_offset(got[0]), 2UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 1), 1L);
+	KUNIT_EXPECT_EQ(test, l->nr, 0UL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&l->mru));
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 4), 0U);
+}
+
+static struct kunit_case swap_prefetch_list_cases[] = {
+	KUNIT_CASE(swap_prefetch_test_list_init),
+	KUNIT_CASE(swap_prefetch_test_list_mru_order),
+	KUNIT_CASE(swap_prefetch_test_list_recycle_oldest),
+	KUNIT_CASE(swap_prefetch_test_list_rerecord),
+	KUNIT_CASE(swap_prefetch_test_list_del_middle),
+	KUNIT_CASE(swap_prefetch_test_list_large_folio),
+	KUNIT_CASE(swap_prefetch_test_list_large_folio_cap),
+	KUNIT_CASE(swap_prefetch_test_list_purge_type),
+	KUNIT_CASE(swap_prefetch_test_list_empty),
+	{}
+};
+
+static struct kunit_suite swap_prefetch_list_suite = {
+	.name = "swap_prefetch_list",
+	.exit = swap_prefetch_list_exit,
+	.test_cases = swap_prefetch_list_cases,
+};
+
+static void swap_prefetch_test_trylock_skip(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 4);
+	static const pgoff_t want[] = { 3, 1 };
+	unsigned long recycled = 42;
+
+	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
+		kunit_skip(test, "spin_trylock() always succeeds on this UP kernel");
+
+	add_one(test, l, 1);
+	add_one(test, l, 2);
+
+	/* Another CPU holds the lock: both paths give up at once. */
+	spin_lock(&l->lock);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 3), 1,
+						     &recycled), -EBUSY);
+	KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 2), 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 2L);
+	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
+	spin_unlock(&l->lock);
+
+	/* Released: the same calls now work and the counter stays. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 3), 1,
+						     &recycled), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 2), 1), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 2L);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+static struct kunit_case swap_prefetch_trylock_cases[] = {
+	KUNIT_CASE(swap_prefetch_test_trylock_skip),
+	{}
+};
+
+static struct kunit_suite swap_prefetch_trylock_suite = {
+	.name = "swap_prefetch_trylock",
+	.exit = swap_prefetch_list_exit,
+	.test_cases = swap_prefetch_trylock_cases,
+};
+
+/* Idle policy: each threshold, one page below, at, and above. */
+
+#define TEST_TOTALRAM	65536UL		/* 256 MiB of 4 KiB pages */
+
+static const struct swap_prefetch_snapshot idle_snapshot = {
+	.totalram = TEST_TOTALRAM,
+};
+
+struct verdict_case {
+	const char *name;
+	struct swap_prefetch_snapshot snap;
+	enum swap_prefetch_verdict want;
+};
+
+/* Two thirds of TEST_TOTALRAM, rounded as the policy rounds it. */
+#define MAPPED_LIMIT	(TEST_TOTALRAM / 3 * 2)
+/* max(SWAP_CLUSTER_MAX, totalram / 256) */
+#define DIRTY_LIMIT	(TEST_TOTALRAM / 256)
+
+static const struct verdict_case verdict_cases[] = {
+	{ "idle", { .totalram = TEST_TOTALRAM }, SWAP_PREFETCH_GO },
+	{ "activity", { .totalram = TEST_TOTALRAM, .activity = true },
+	  SWAP_PREFETCH_BUSY },
+	{ "swap_full", { .totalram = TEST_TOTALRAM, .swap_full = true },
+	  SWAP_PREFETCH_SWAP_FULL },
+	{ "one_zone_short", { .totalram = TEST_TOTALRAM, .zones_short = 1 },
+	  SWAP_PREFETCH_LOW_FREE },
+	{ "writeback_1", { .totalram = TEST_TOTALRAM, .writeback = 1 },
+	  SWAP_PREFETCH_WRITEBACK },
+	{ "dirty_below", { .totalram = TEST_TOTALRAM,
+			   .dirty = DIRTY_LIMIT - 1 }, SWAP_PREFETCH_GO },
+	{ "dirty_at", { .totalram = TEST_TOTALRAM, .dirty = DIRTY_LIMIT },
+	  SWAP_PREFETCH_DIRTY },
+	{ "dirty_above", { .totalram = TEST_TOTALRAM,
+			   .dirty = DIRTY_LIMIT + 1 }, SWAP_PREFETCH_DIRTY },
+	{ "mapped_below", { .totalram = TEST_TOTALRAM,
+			    .mapped = MAPPED_LIMIT - 1 }, SWAP_PREFETCH_GO },
+	{ "mapped_at", { .totalram = TEST_TOTALRAM, .mapped = MAPPED_LIMIT },
+	  SWAP_PREFETCH_MAPPED },
+	{ "mapped_above", { .totalram = TEST_TOTALRAM,
+			    .mapped = MAPPED_LIMIT + 1 }, SWAP_PREFETCH_MAPPED },
+	{ "mapped_slab_swapcache_below",
+	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
+	    .swapcache = MAPPED_LIMIT - 301 }, SWAP_PREFETCH_GO },
+	{ "mapped_slab_swapcache_at",
+	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
+	    .swapcache = MAPPED_LIMIT - 300 }, SWAP_PREFETCH_MAPPED },
+	{ "mapped_slab_swapcache_above",
+	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
+	    .swapcache = MAPPED_LIMIT - 299 }, SWAP_PREFETCH_MAPPED },
+	/* Activity wins over everything else: it sets the longer delay. */
+	{ "activity_and_dirty", { .totalram = TEST_TOTALRAM, .activity = true,
+				  .dirty = DIRTY_LIMIT },
+	  SWAP_PREFETCH_BUSY },
+};
+
+static void verdict_case_desc(const struct verdict_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(verdict, verdict_cases, verdict_case_desc);
+
+static void swap_prefetch_test_idle_verdict(struct kunit *test)
+{
+	const struct verdict_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_idle_verdict(&c->snap), c->want);
+}
+
+struct zone_case {
+	const char *name;
+	struct swap_prefetch_zone_snap zone;
+	bool ok;
+};
+
+static const struct zone_case zone_cases[] = {
+	{ "below_3x_high", { .free = 2999, .high = 1000 }, false },
+	{ "at_3x_high", { .free = 3000, .high = 1000 }, false },
+	{ "above_3x_high", { .free = 3001, .high = 1000 }, true },
+	{ "no_watermark_empty", { .free = 0, .high = 0 }, false },
+	{ "no_watermark_one_free", { .free = 1, .high = 0 }, true },
+	{ "boosted_watermark", { .free = 6000, .high = 2000 }, false },
+};
+
+static void zone_case_desc(const struct zone_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(zone, zone_cases, zone_case_desc);
+
+static void swap_prefetch_test_zone_ok(struct kunit *test)
+{
+	const struct zone_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_zone_ok(&c->zone), c->ok);
+}
+
+static void swap_prefetch_test_zones_short(struct kunit *test)
+{
+	/* DMA, DMA32, Normal of one node; each just above 3x high. */
+	struct swap_prefetch_zone_snap z[] = {
+		{ .free = 3 * 8 + 1, .high = 8 },
+		{ .free = 3 * 1500 + 1, .high = 1500 },
+		{ .free = 3 * 9000 + 1, .high = 9000 },
+	};
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_zones_short(z, ARRAY_SIZE(z)), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_zones_short(z, 0), 0U);
+	/* One page less in any single zone blocks prefetch. */
+	for (i = 0; i < ARRAY_SIZE(z); i++) {
+		z[i].free--;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    swap_prefetch_zones_short(z, ARRAY_SIZE(z)),
+				    1U, "zone %u at 3x high", i);
+		z[i].free++;
+	}
+	z[0].free = 0;
+	z[2].free = 0;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_zones_short(z, ARRAY_SIZE(z)), 2U);
+}
+
+static void swap_prefetch_test_dirty_limit(struct kunit *test)
+{
+	/* Small machines still tolerate a cluster's worth of dirty pages. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_dirty_limit(1024),
+			(unsigned long)SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_dirty_limit(TEST_TOTALRAM),
+			TEST_TOTALRAM / 256);
+}
+
+static void swap_prefetch_test_activity_seen(struct kunit *test)
+{
+	unsigned long prev[NR_SWAP_PREFETCH_ACT] = { 0 };
+	unsigned long cur[NR_SWAP_PREFETCH_ACT] = { 0 };
+	int i;
+
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
+	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
+		cur[i] = 1;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      swap_prefetch_activity_seen(prev, cur),
+				      "counter %d moved", i);
+		prev[i] = 1;
+		KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
+	}
+}
+
+static void swap_prefetch_test_pace_busy_once(struct kunit *test)
+{
+	struct swap_prefetch_pacer p = { };
+	const unsigned long delay = 500, interval = 100, now = 1000;
+
+	swap_prefetch_mark_busy(&p);
+	swap_prefetch_mark_busy(&p);
+	/* A busy mark pushes the next attempt back by the delay... */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now,
+						 delay, interval),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.next, now + delay);
+	/* ...and is consumed by that round, however often it was set. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, p.next,
+						 delay, interval),
+			SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, p.next, now + delay + interval);
+}
+
+static void swap_prefetch_test_pace_snapshot(struct kunit *test)
+{
+	struct swap_prefetch_pacer p = { };
+	struct swap_prefetch_snapshot s = idle_snapshot;
+	const unsigned long delay = 500, interval = 100, now = 1000;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, delay, interval),
+			SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, p.next, now + interval);
+	s.activity = true;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, delay, interval),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.next, now + delay);
+	/* Any other reason not to prefetch also waits the full delay. */
+	s.activity = false;
+	s.writeback = 1;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, delay, interval),
+			SWAP_PREFETCH_WRITEBACK);
+	KUNIT_EXPECT_EQ(test, p.next, now + delay);
+	/* Jiffies wrap. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot,
+						 ULONG_MAX - 10, delay,
+						 interval),
+			SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_TRUE(test, time_after(p.next, ULONG_MAX - 10));
+}
+
+static void swap_prefetch_test_memcg_room_ok(struct kunit *test)
+{
+	/* 800-page limit: prefetch keeps 100 pages free for the group. */
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_memcg_room_ok(698, 800));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_memcg_room_ok(699, 800));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_memcg_room_ok(700, 800));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_memcg_room_ok(800, 800));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_memcg_room_ok(900, 800));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_memcg_room_ok(0, 0));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_memcg_room_ok(1UL << 40,
+							    PAGE_COUNTER_MAX));
+}
+
+static struct kunit_case swap_prefetch_idle_cases[] = {
+	KUNIT_CASE_PARAM(swap_prefetch_test_idle_verdict, verdict_gen_params),
+	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
+	KUNIT_CASE(swap_prefetch_test_zones_short),
+	KUNIT_CASE(swap_prefetch_test_dirty_limit),
+	KUNIT_CASE(swap_prefetch_test_activity_seen),
+	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
+	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
+	KUNIT_CASE(swap_prefetch_test_memcg_room_ok),
+	{}
+};
+
+static struct kunit_suite swap_prefetch_idle_suite = {
+	.name = "swap_prefetch_idle",
+	.test_cases = swap_prefetch_idle_cases,
+};
+
+kunit_test_suites(&swap_prefetch_list_suite, &swap_prefetch_trylock_suite,
+		  &swap_prefetch_idle_suite);
+
+MODULE_DESCRIPTION("KUnit tests for swap prefetch");
+MODULE_LICENSE("GPL");

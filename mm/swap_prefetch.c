@@ -1,0 +1,957 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Swap prefetch: when the VM has been idle for a while and memory is free,
+ * read the most recently swapped-out anonymous pages back into the swap
+ * cache, so that the next access to them is a minor fault.  The pages keep
+ * their copy on the swap device: reclaim can drop them again without I/O.
+ *
+ * Follows the behaviour of Con Kolivas's swap prefetch (2005).
+ *
+ * Locking:
+ *
+ * - swap_prefetch_list.lock protects the list's MRU order, its per-type
+ *   index XArrays and its count.  It is never taken from IRQ context.  The
+ *   swap-out and swap-in paths only trylock it and drop their update on
+ *   contention: forgetting an entry costs one missed prefetch, waiting
+ *   would cost reclaim latency.  kprefetchd, swapoff and the sysctl take it
+ *   unconditionally.  It nests outside the index XArrays' own locks, and
+ *   nothing else is taken under it.
+ * - kprefetchd never holds the list lock while reading: it pops a batch
+ *   first, so its own add_to_swap_cache() -> swap_prefetch_forget() finds
+ *   nothing to remove.
+ * - Each read pins its swap device with get_swap_device(); swapoff waits
+ *   for the pin, then purges the device's entries.
+ * - swap_prefetch_mutex serialises sysctl writes that switch the feature.
+ */
+
+#define pr_fmt(fmt) "swap_prefetch: " fmt
+
+#include <linux/blkdev.h>
+#include <linux/freezer.h>
+#include <linux/init.h>
+#include <linux/ioprio.h>
+#include <linux/kthread.h>
+#include <linux/memcontrol.h>
+#include <linux/mempolicy.h>
+#include <linux/mm_inline.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/swap_cgroup.h>
+#include <linux/swap_prefetch.h>
+#include <linux/swapops.h>
+#include <linux/sysctl.h>
+#include <linux/vmstat.h>
+#include <linux/zswap.h>
+#include <kunit/visibility.h>
+
+#include "swap.h"
+
+/* The largest batch a sysctl may ask for: 4 MiB of 4 KiB pages a round. */
+#define SWAP_PREFETCH_BATCH_MAX		1024
+
+DEFINE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
+struct task_struct *kprefetchd_task __read_mostly;
+
+/* 1: record swapped-out entries and prefetch them when idle. */
+static int sysctl_swap_prefetch __read_mostly = 1;
+/*
+ * The 2005 defaults: after any VM activity wait 5 s, then read 32 pages
+ * (128 KiB) a second while the VM stays idle.
+ */
+static int swap_prefetch_delay_ms __read_mostly = 5000;
+static int swap_prefetch_interval_ms __read_mostly = 1000;
+static int swap_prefetch_batch_pages __read_mostly = 32;
+
+static DEFINE_MUTEX(swap_prefetch_mutex);
+static DECLARE_WAIT_QUEUE_HEAD(kprefetchd_wait);
+static struct kmem_cache *swap_prefetch_entry_cache __ro_after_init;
+static struct swap_prefetch_list swap_prefetch_global;
+
+/* kprefetchd's private state: only the thread touches these. */
+static struct swap_prefetch_pacer kprefetchd_pacer;
+static unsigned long kprefetchd_events[NR_VM_EVENT_ITEMS];
+static unsigned long kprefetchd_activity[NR_SWAP_PREFETCH_ACT];
+static swp_entry_t kprefetchd_batch[SWAP_PREFETCH_BATCH_MAX];
+
+/* One tracked swap entry; allocated on the reclaim path, so never waits. */
+struct swap_prefetch_entry {
+	struct list_head lru;
+	swp_entry_t entry;
+};
+
+#define SWAP_PREFETCH_ENTRY_GFP	(GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC)
+
+/**
+ * swap_prefetch_list_init - set up an empty tracking list
+ * @l: the list
+ * @max: how many entries it may hold before recycling the oldest
+ *
+ * Return: 0, or -EINVAL if @max is 0.
+ */
+VISIBLE_IF_KUNIT int swap_prefetch_list_init(struct swap_prefetch_list *l,
+					     unsigned long max)
+{
+	int type;
+
+	if (!max)
+		return -EINVAL;
+	spin_lock_init(&l->lock);
+	INIT_LIST_HEAD(&l->mru);
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		xa_init(&l->index[type]);
+	l->nr = 0;
+	l->max = max;
+	atomic_long_set(&l->nr_contended, 0);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_init);
+
+/* Unlink and free one entry.  Caller holds l->lock. */
+static void __swap_prefetch_list_unlink(struct swap_prefetch_list *l,
+					struct swap_prefetch_entry *e)
+{
+	lockdep_assert_held(&l->lock);
+	xa_erase(&l->index[swp_type(e->entry)], swp_offset(e->entry));
+	list_del(&e->lru);
+	l->nr--;
+}
+
+/* Record one entry at the head.  Caller holds l->lock. */
+static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
+					swp_entry_t entry, bool *recycled)
+{
+	struct xarray *index = &l->index[swp_type(entry)];
+	struct swap_prefetch_entry *e;
+
+	lockdep_assert_held(&l->lock);
+	*recycled = false;
+	e = xa_load(index, swp_offset(entry));
+	if (e) {
+		/* Swapped out again: it is the newest once more. */
+		list_move(&e->lru, &l->mru);
+		return 0;
+	}
+
+	if (l->nr >= l->max) {
+		/* Forget the oldest: the newest is likelier to be wanted. */
+		e = list_last_entry(&l->mru, struct swap_prefetch_entry, lru);
+		__swap_prefetch_list_unlink(l, e);
+		*recycled = true;
+	} else {
+		e = kmem_cache_alloc(swap_prefetch_entry_cache,
+				     SWAP_PREFETCH_ENTRY_GFP);
+		if (!e)
+			return -ENOMEM;
+	}
+
+	e->entry = entry;
+	if (xa_is_err(xa_store(index, swp_offset(entry), e,
+			       SWAP_PREFETCH_ENTRY_GFP))) {
+		kmem_cache_free(swap_prefetch_entry_cache, e);
+		return -ENOMEM;
+	}
+	list_add(&e->lru, &l->mru);
+	l->nr++;
+	return 0;
+}
+
+/* Record [entry, entry + nr).  Caller holds l->lock. */
+static long __swap_prefetch_list_add(struct swap_prefetch_list *l,
+				     swp_entry_t entry, unsigned long nr,
+				     unsigned long *recycled)
+{
+	unsigned long i, added = 0;
+	bool was_recycled;
+
+	*recycled = 0;
+	for (i = 0; i < nr; i++) {
+		swp_entry_t one = swp_entry(swp_type(entry),
+					    swp_offset(entry) + i);
+
+		if (__swap_prefetch_list_add_one(l, one, &was_recycled))
+			break;
+		added++;
+		*recycled += was_recycled;
+	}
+	return added;
+}
+
+/**
+ * swap_prefetch_list_add - record swapped-out entries as the newest
+ * @l: the list
+ * @entry: the first entry
+ * @nr: how many consecutive entries (all those of a large folio)
+ * @recycled: set to how many old entries were recycled to make room
+ *
+ * Never waits: called from reclaim.  An entry already on the list moves to
+ * the head instead of being added twice.
+ *
+ * Return: the number of entries recorded, or -EBUSY if @l->lock was
+ * contended and nothing was changed.
+ */
+VISIBLE_IF_KUNIT long swap_prefetch_list_add(struct swap_prefetch_list *l,
+					     swp_entry_t entry,
+					     unsigned long nr,
+					     unsigned long *recycled)
+{
+	long added;
+
+	*recycled = 0;
+	if (!spin_trylock(&l->lock)) {
+		atomic_long_inc(&l->nr_contended);
+		return -EBUSY;
+	}
+	added = __swap_prefetch_list_add(l, entry, nr, recycled);
+	spin_unlock(&l->lock);
+	return added;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_add);
+
+/**
+ * swap_prefetch_list_del - forget entries that are back in the swap cache
+ * @l: the list
+ * @entry: the first entry
+ * @nr: how many consecutive entries
+ *
+ * Never waits.  A missed removal is harmless: kprefetchd finds the entry
+ * cached or freed when it gets to it, and drops it then.
+ *
+ * Return: the number of entries removed, or -EBUSY if @l->lock was
+ * contended and nothing was changed.
+ */
+VISIBLE_IF_KUNIT long swap_prefetch_list_del(struct swap_prefetch_list *l,
+					     swp_entry_t entry,
+					     unsigned long nr)
+{
+	struct xarray *index = &l->index[swp_type(entry)];
+	struct swap_prefetch_entry *e;
+	unsigned long i;
+	long removed = 0;
+
+	if (!spin_trylock(&l->lock)) {
+		atomic_long_inc(&l->nr_contended);
+		return -EBUSY;
+	}
+	for (i = 0; i < nr && l->nr; i++) {
+		e = xa_load(index, swp_offset(entry) + i);
+		if (!e)
+			continue;
+		__swap_prefetch_list_unlink(l, e);
+		kmem_cache_free(swap_prefetch_entry_cache, e);
+		removed++;
+	}
+	spin_unlock(&l->lock);
+	return removed;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_del);
+
+/**
+ * swap_prefetch_list_pop - take the newest entries off the list
+ * @l: the list
+ * @entries: where to store them, newest first
+ * @max: room in @entries
+ *
+ * Return: the number of entries taken.
+ */
+VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
+						     swp_entry_t *entries,
+						     unsigned int max)
+{
+	struct swap_prefetch_entry *e;
+	unsigned int nr = 0;
+
+	spin_lock(&l->lock);
+	while (nr < max && !list_empty(&l->mru)) {
+		e = list_first_entry(&l->mru, struct swap_prefetch_entry, lru);
+		entries[nr++] = e->entry;
+		__swap_prefetch_list_unlink(l, e);
+		kmem_cache_free(swap_prefetch_entry_cache, e);
+	}
+	spin_unlock(&l->lock);
+	return nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_pop);
+
+/**
+ * swap_prefetch_list_purge_type - forget every entry of one swap device
+ * @l: the list
+ * @type: the swap type, about to be reused by a later swapon
+ *
+ * Return: the number of entries removed.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_list_purge_type(struct swap_prefetch_list *l, int type)
+{
+	struct swap_prefetch_entry *e;
+	unsigned long offset, removed = 0;
+
+	spin_lock(&l->lock);
+	xa_for_each(&l->index[type], offset, e) {
+		__swap_prefetch_list_unlink(l, e);
+		kmem_cache_free(swap_prefetch_entry_cache, e);
+		removed++;
+	}
+	spin_unlock(&l->lock);
+	return removed;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_purge_type);
+
+/* Forget everything, e.g. when the feature is switched off. */
+static void swap_prefetch_list_purge(struct swap_prefetch_list *l)
+{
+	int type;
+
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		swap_prefetch_list_purge_type(l, type);
+}
+
+/**
+ * swap_prefetch_list_destroy - free every entry and index node of a list
+ * @l: the list, no longer reachable by anyone else
+ */
+VISIBLE_IF_KUNIT void swap_prefetch_list_destroy(struct swap_prefetch_list *l)
+{
+	int type;
+
+	swap_prefetch_list_purge(l);
+	for (type = 0; type < MAX_SWAPFILES; type++)
+		xa_destroy(&l->index[type]);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_destroy);
+
+/*
+ * Policy.  Everything from here to the mechanism below is a pure function
+ * of its arguments, so that KUnit can check each threshold.
+ */
+
+/**
+ * swap_prefetch_zone_ok - does a zone have room for prefetched pages?
+ * @z: the zone's free pages and high watermark
+ *
+ * Three times the high watermark keeps prefetch far from the point where
+ * kswapd wakes up: prefetch and reclaim must not ping-pong.
+ *
+ * Return: true if free pages are above three times the high watermark.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z)
+{
+	return z->free > 3 * z->high;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_zone_ok);
+
+/**
+ * swap_prefetch_zones_short - count zones without room for prefetch
+ * @z: snapshots of the populated zones
+ * @nr: how many
+ *
+ * Return: the number of zones for which swap_prefetch_zone_ok() fails.
+ */
+VISIBLE_IF_KUNIT unsigned int
+swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
+			  unsigned int nr)
+{
+	unsigned int i, nr_short = 0;
+
+	for (i = 0; i < nr; i++)
+		nr_short += !swap_prefetch_zone_ok(&z[i]);
+	return nr_short;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_zones_short);
+
+/**
+ * swap_prefetch_dirty_limit - dirty pages that still count as idle
+ * @totalram: usable RAM in pages
+ *
+ * A desktop always has a few dirty pages; many of them mean writeback is
+ * coming, and prefetch reads would compete with it.
+ *
+ * Return: the dirty page count at and above which prefetch waits.
+ */
+VISIBLE_IF_KUNIT unsigned long swap_prefetch_dirty_limit(unsigned long totalram)
+{
+	return max_t(unsigned long, SWAP_CLUSTER_MAX, totalram / 256);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_dirty_limit);
+
+/**
+ * swap_prefetch_idle_verdict - may kprefetchd read now?
+ * @s: a snapshot of the VM
+ *
+ * Return: %SWAP_PREFETCH_GO, or the first reason not to.
+ */
+VISIBLE_IF_KUNIT enum swap_prefetch_verdict
+swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
+{
+	/* What prefetch may fill: no more than two thirds of RAM. */
+	unsigned long mapped_limit = s->totalram / 3 * 2;
+
+	if (s->activity)
+		return SWAP_PREFETCH_BUSY;
+	if (s->swap_full)
+		return SWAP_PREFETCH_SWAP_FULL;
+	if (s->zones_short)
+		return SWAP_PREFETCH_LOW_FREE;
+	if (s->writeback)
+		return SWAP_PREFETCH_WRITEBACK;
+	if (s->dirty >= swap_prefetch_dirty_limit(s->totalram))
+		return SWAP_PREFETCH_DIRTY;
+	if (s->mapped + s->slab + s->swapcache >= mapped_limit)
+		return SWAP_PREFETCH_MAPPED;
+	return SWAP_PREFETCH_GO;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_idle_verdict);
+
+/**
+ * swap_prefetch_activity_seen - did the VM work between two checks?
+ * @prev: activity counters at the previous check
+ * @cur: activity counters now
+ *
+ * Return: true if any counter moved.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_activity_seen(const unsigned long *prev,
+						  const unsigned long *cur)
+{
+	int i;
+
+	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++)
+		if (prev[i] != cur[i])
+			return true;
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_activity_seen);
+
+/**
+ * swap_prefetch_mark_busy - note VM activity for the next round
+ * @p: the pacer
+ */
+VISIBLE_IF_KUNIT void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p)
+{
+	set_bit(0, &p->busy);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
+
+/**
+ * swap_prefetch_pace - decide a round and schedule the next one
+ * @p: the pacer; its busy mark is consumed
+ * @s: a snapshot of the VM
+ * @now: the current time in jiffies
+ * @delay: jiffies to wait after the VM was found busy
+ * @interval: jiffies between rounds while the VM stays idle
+ *
+ * Return: the verdict for this round.
+ */
+VISIBLE_IF_KUNIT enum swap_prefetch_verdict
+swap_prefetch_pace(struct swap_prefetch_pacer *p,
+		   const struct swap_prefetch_snapshot *s, unsigned long now,
+		   unsigned long delay, unsigned long interval)
+{
+	enum swap_prefetch_verdict v = swap_prefetch_idle_verdict(s);
+
+	if (test_and_clear_bit(0, &p->busy))
+		v = SWAP_PREFETCH_BUSY;
+	p->next = now + (v == SWAP_PREFETCH_GO ? interval : delay);
+	return v;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_pace);
+
+/**
+ * swap_prefetch_memcg_room_ok - may prefetch charge a page to a memcg?
+ * @usage: the memcg's current usage in pages
+ * @limit: the lower of its memory.high and memory.max, in pages
+ *
+ * Prefetch leaves an eighth of the limit free, so that the group's own
+ * next allocations do not have to reclaim what prefetch brought in.
+ *
+ * Return: true if one more page keeps the group below that mark.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_memcg_room_ok(unsigned long usage,
+						  unsigned long limit)
+{
+	return usage + 1 <= limit - limit / 8;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_memcg_room_ok);
+
+/* Mechanism: the hooks and kprefetchd. */
+
+/**
+ * __swap_prefetch_record - remember entries that reclaim just swapped out
+ * @entry: the first swap entry of the folio
+ * @nr: the folio's number of pages
+ *
+ * Called from reclaim after the folio left the swap cache.  Never waits.
+ */
+void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
+{
+	unsigned long recycled;
+	bool was_empty = !READ_ONCE(swap_prefetch_global.nr);
+	long added;
+
+	added = swap_prefetch_list_add(&swap_prefetch_global, entry, nr,
+				       &recycled);
+	if (added < 0) {
+		count_vm_event(SWAP_PREFETCH_CONTENDED);
+		return;
+	}
+	count_vm_events(SWAP_PREFETCH_RECORDED, added);
+	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
+	/* kprefetchd sleeps without a timeout while there is nothing to do. */
+	if (was_empty && added)
+		wake_up_interruptible(&kprefetchd_wait);
+}
+
+/**
+ * __swap_prefetch_forget - stop tracking entries that are cached again
+ * @entry: the first swap entry
+ * @nr: how many entries
+ *
+ * Called from add_to_swap_cache().  Never waits.
+ */
+void __swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
+{
+	if (!READ_ONCE(swap_prefetch_global.nr))
+		return;
+	if (swap_prefetch_list_del(&swap_prefetch_global, entry, nr) < 0)
+		count_vm_event(SWAP_PREFETCH_CONTENDED);
+}
+
+/**
+ * swap_prefetch_forget_type - forget every entry of a swapped-off device
+ * @type: the swap type, which a later swapon may reuse
+ */
+void swap_prefetch_forget_type(int type)
+{
+	unsigned long removed;
+
+	removed = swap_prefetch_list_purge_type(&swap_prefetch_global, type);
+	count_vm_events(SWAP_PREFETCH_STALE, removed);
+}
+
+/* Sum the VM events that show reclaim, swapping or faulting since boot. */
+static void kprefetchd_read_activity(unsigned long *act)
+{
+	int zid;
+
+	all_vm_events(kprefetchd_events);
+	act[SWAP_PREFETCH_ACT_SWAPOUT] = kprefetchd_events[PSWPOUT];
+	act[SWAP_PREFETCH_ACT_MAJFAULT] = kprefetchd_events[PGMAJFAULT];
+	act[SWAP_PREFETCH_ACT_ALLOCSTALL] = 0;
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		act[SWAP_PREFETCH_ACT_ALLOCSTALL] +=
+			kprefetchd_events[ALLOCSTALL_NORMAL - ZONE_NORMAL + zid];
+	act[SWAP_PREFETCH_ACT_SCAN_KSWAPD] = kprefetchd_events[PGSCAN_KSWAPD];
+	act[SWAP_PREFETCH_ACT_SCAN_DIRECT] = kprefetchd_events[PGSCAN_DIRECT];
+	act[SWAP_PREFETCH_ACT_OOM_KILL] = kprefetchd_events[OOM_KILL];
+}
+
+/* Did the VM work since the last call?  Updates the baseline. */
+static bool kprefetchd_activity_since_last(void)
+{
+	unsigned long cur[NR_SWAP_PREFETCH_ACT];
+	bool seen;
+
+	kprefetchd_read_activity(cur);
+	seen = swap_prefetch_activity_seen(kprefetchd_activity, cur);
+	memcpy(kprefetchd_activity, cur, sizeof(cur));
+	return seen;
+}
+
+/* Count the populated zones, on all nodes, without room for prefetch. */
+static unsigned int kprefetchd_zones_short(void)
+{
+	struct swap_prefetch_zone_snap snap[MAX_NR_ZONES];
+	unsigned int nr_short = 0, nr;
+	pg_data_t *pgdat;
+	int zid;
+
+	for_each_online_pgdat(pgdat) {
+		nr = 0;
+		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+			struct zone *zone = &pgdat->node_zones[zid];
+
+			if (!populated_zone(zone) || !managed_zone(zone))
+				continue;
+			snap[nr].free = zone_page_state(zone, NR_FREE_PAGES);
+			snap[nr].high = high_wmark_pages(zone);
+			nr++;
+		}
+		nr_short += swap_prefetch_zones_short(snap, nr);
+	}
+	return nr_short;
+}
+
+static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s)
+{
+	s->activity = kprefetchd_activity_since_last();
+	s->zones_short = kprefetchd_zones_short();
+	s->writeback = global_node_page_state(NR_WRITEBACK) +
+		       global_node_page_state(NR_WRITEBACK_TEMP);
+	s->dirty = global_node_page_state(NR_FILE_DIRTY);
+	s->mapped = global_node_page_state(NR_FILE_MAPPED) +
+		    global_node_page_state(NR_ANON_MAPPED);
+	s->slab = global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
+		  global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
+	s->swapcache = total_swapcache_pages();
+	s->totalram = totalram_pages();
+	s->swap_full = vm_swap_full();
+}
+
+#ifdef CONFIG_MEMCG
+/*
+ * A non-blocking charge fails only at memory.max and ignores memory.high,
+ * so check both, on every ancestor, before allocating.
+ */
+static bool kprefetchd_memcg_has_room(swp_entry_t entry)
+{
+	struct mem_cgroup *memcg;
+	bool room = true;
+
+	if (mem_cgroup_disabled())
+		return true;
+	rcu_read_lock();
+	memcg = mem_cgroup_from_id(lookup_swap_cgroup_id(entry));
+	for (; memcg && !mem_cgroup_is_root(memcg);
+	     memcg = parent_mem_cgroup(memcg)) {
+		unsigned long limit = min(READ_ONCE(memcg->memory.high),
+					  READ_ONCE(memcg->memory.max));
+
+		if (!swap_prefetch_memcg_room_ok(page_counter_read(&memcg->memory),
+						 limit)) {
+			room = false;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return room;
+}
+#else
+static bool kprefetchd_memcg_has_room(swp_entry_t entry)
+{
+	return true;
+}
+#endif
+
+enum kprefetchd_outcome {
+	KPREFETCHD_READ,	/* read into the swap cache */
+	KPREFETCHD_CACHED,	/* already in the swap cache */
+	KPREFETCHD_STALE,	/* slot freed or device gone */
+	KPREFETCHD_SKIPPED,	/* zswap, zero-filled, fast device, memcg full */
+	KPREFETCHD_FAILED,	/* no memory: stop the round */
+};
+
+/* Should this entry be left alone even though it is still valid? */
+static bool kprefetchd_skip_entry(struct swap_info_struct *si,
+				  swp_entry_t entry)
+{
+	bool is_zero;
+
+	/*
+	 * zram and other synchronous devices would block kprefetchd on every
+	 * page and keep a compressed duplicate; a zswap load would free the
+	 * compressed copy and dirty the folio, so it could not be dropped
+	 * without a write.  Zero-filled entries fault in without I/O anyway.
+	 */
+	if (si->flags & SWP_SYNCHRONOUS_IO)
+		return true;
+	if (zswap_present(entry))
+		return true;
+	if (swap_zeromap_batch(entry, 1, &is_zero) == 1 && is_zero)
+		return true;
+	return !kprefetchd_memcg_has_room(entry);
+}
+
+static int swp_entry_cmp(const void *a, const void *b)
+{
+	const swp_entry_t *x = a, *y = b;
+
+	if (x->val == y->val)
+		return 0;
+	return x->val < y->val ? -1 : 1;
+}
+
+static enum kprefetchd_outcome
+kprefetchd_read_one(swp_entry_t entry, struct mempolicy *mpol,
+		    struct swap_iocb **splug)
+{
+	/*
+	 * No reclaim, no kswapd wake-up, no emergency reserves: prefetch only
+	 * ever uses memory that nobody else wants.  Never __GFP_HIGH, which
+	 * would force the memcg charge past memory.max.
+	 */
+	const gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) |
+			  __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC;
+	enum kprefetchd_outcome ret = KPREFETCHD_READ;
+	struct swap_info_struct *si;
+	struct folio *folio;
+	bool allocated;
+
+	si = get_swap_device(entry);
+	if (!si)
+		return KPREFETCHD_STALE;
+	if (!(si->flags & SWP_WRITEOK) || !swap_swapcount(si, entry)) {
+		ret = KPREFETCHD_STALE;
+		goto out;
+	}
+	if (kprefetchd_skip_entry(si, entry)) {
+		ret = KPREFETCHD_SKIPPED;
+		goto out;
+	}
+
+	folio = __read_swap_cache_async(entry, gfp, mpol, NO_INTERLEAVE_INDEX,
+					&allocated, true);
+	if (!folio) {
+		ret = KPREFETCHD_FAILED;
+		goto out;
+	}
+	if (allocated)
+		swap_read_folio(folio, splug);
+	else
+		ret = KPREFETCHD_CACHED;
+	folio_put(folio);
+out:
+	put_swap_device(si);
+	return ret;
+}
+
+/* Put back entries a round took but did not get to. */
+static void kprefetchd_requeue(swp_entry_t *entries, unsigned int nr)
+{
+	struct swap_prefetch_list *l = &swap_prefetch_global;
+	unsigned long recycled;
+
+	spin_lock(&l->lock);
+	/* Oldest first, so that the newest ends up at the head again. */
+	while (nr--)
+		__swap_prefetch_list_add(l, entries[nr], 1, &recycled);
+	spin_unlock(&l->lock);
+}
+
+/* Read up to @batch of the newest entries; returns the pages read. */
+static unsigned int kprefetchd_read_batch(unsigned int batch)
+{
+	struct mempolicy *mpol = get_task_policy(current);
+	unsigned int i, nr, nr_read = 0, nr_stale = 0, nr_skipped = 0;
+	struct swap_iocb *splug = NULL;
+	struct blk_plug plug;
+
+	nr = swap_prefetch_list_pop(&swap_prefetch_global, kprefetchd_batch,
+				    batch);
+	/* Seek order on rotating disks; the batch is small. */
+	sort(kprefetchd_batch, nr, sizeof(swp_entry_t), swp_entry_cmp, NULL);
+
+	blk_start_plug(&plug);
+	for (i = 0; i < nr; i++) {
+		enum kprefetchd_outcome outcome;
+
+		/* Watermarks may have moved since the round began. */
+		if (kprefetchd_zones_short() || kthread_should_stop())
+			break;
+		outcome = kprefetchd_read_one(kprefetchd_batch[i], mpol, &splug);
+		if (outcome == KPREFETCHD_FAILED)
+			break;
+		nr_read += outcome == KPREFETCHD_READ;
+		nr_stale += outcome == KPREFETCHD_STALE;
+		nr_skipped += outcome == KPREFETCHD_SKIPPED;
+	}
+	blk_finish_plug(&plug);
+	swap_read_unplug(splug);
+	/* Make the new folios visible to reclaim on the inactive LRU now. */
+	lru_add_drain();
+
+	if (i < nr)
+		kprefetchd_requeue(kprefetchd_batch + i, nr - i);
+	count_vm_events(SWAP_PREFETCH_READ, nr_read);
+	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
+	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
+	return nr_read;
+}
+
+static void kprefetchd_do_round(void)
+{
+	struct swap_prefetch_snapshot snap;
+	enum swap_prefetch_verdict verdict;
+
+	kprefetchd_take_snapshot(&snap);
+	verdict = swap_prefetch_pace(&kprefetchd_pacer, &snap, jiffies,
+			msecs_to_jiffies(READ_ONCE(swap_prefetch_delay_ms)),
+			msecs_to_jiffies(READ_ONCE(swap_prefetch_interval_ms)));
+	if (verdict != SWAP_PREFETCH_GO) {
+		count_vm_event(SWAP_PREFETCH_DELAYED);
+		return;
+	}
+	kprefetchd_read_batch(READ_ONCE(swap_prefetch_batch_pages));
+}
+
+static bool kprefetchd_has_work(void)
+{
+	return READ_ONCE(sysctl_swap_prefetch) &&
+	       READ_ONCE(swap_prefetch_global.nr);
+}
+
+static void kprefetchd_wait_work(void)
+{
+	unsigned long now = jiffies;
+
+	if (!kprefetchd_has_work()) {
+		wait_event_freezable(kprefetchd_wait, kthread_should_stop() ||
+				     kprefetchd_has_work());
+		/*
+		 * Entries appear while reclaim swaps: the VM is busy by
+		 * definition, so start with the full delay and a fresh
+		 * baseline of the activity counters.
+		 */
+		kprefetchd_activity_since_last();
+		kprefetchd_pacer.next = jiffies +
+			msecs_to_jiffies(READ_ONCE(swap_prefetch_delay_ms));
+		return;
+	}
+	if (time_before(now, kprefetchd_pacer.next))
+		wait_event_freezable_timeout(kprefetchd_wait,
+					     kthread_should_stop() ||
+					     !kprefetchd_has_work(),
+					     kprefetchd_pacer.next - now);
+}
+
+static int kprefetchd(void *unused)
+{
+	set_freezable();
+	set_user_nice(current, MAX_NICE);
+	/* MAX_NICE alone gives best-effort I/O; prefetch must yield to all. */
+	set_task_ioprio(current, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
+
+	while (!kthread_should_stop()) {
+		kprefetchd_wait_work();
+		if (kthread_should_stop())
+			break;
+		if (kprefetchd_has_work() &&
+		    time_after_eq(jiffies, kprefetchd_pacer.next))
+			kprefetchd_do_round();
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Caller holds swap_prefetch_mutex. */
+static void swap_prefetch_apply_enabled(void)
+{
+	lockdep_assert_held(&swap_prefetch_mutex);
+	if (READ_ONCE(sysctl_swap_prefetch)) {
+		static_branch_enable(&swap_prefetch_enabled_key);
+	} else {
+		static_branch_disable(&swap_prefetch_enabled_key);
+		/* Off means off: nothing recorded is kept for later. */
+		swap_prefetch_list_purge(&swap_prefetch_global);
+	}
+}
+
+static int swap_prefetch_enable_handler(const struct ctl_table *table,
+					int write, void *buffer, size_t *lenp,
+					loff_t *ppos)
+{
+	int ret;
+
+	mutex_lock(&swap_prefetch_mutex);
+	ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	if (!ret && write)
+		swap_prefetch_apply_enabled();
+	mutex_unlock(&swap_prefetch_mutex);
+	if (!ret && write)
+		wake_up_interruptible(&kprefetchd_wait);
+	return ret;
+}
+
+static int swap_prefetch_tunable_handler(const struct ctl_table *table,
+					 int write, void *buffer, size_t *lenp,
+					 loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	/* Let a shorter delay or interval take effect at once. */
+	if (!ret && write) {
+		kprefetchd_pacer.next = jiffies;
+		wake_up_interruptible(&kprefetchd_wait);
+	}
+	return ret;
+}
+
+static int swap_prefetch_ms_min = 10;
+static int swap_prefetch_ms_max = 600000;
+static int swap_prefetch_batch_max = SWAP_PREFETCH_BATCH_MAX;
+
+static struct ctl_table swap_prefetch_sysctl_table[] = {
+	{
+		.procname	= "swap_prefetch",
+		.data		= &sysctl_swap_prefetch,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= swap_prefetch_enable_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
+		.procname	= "swap_prefetch_delay_ms",
+		.data		= &swap_prefetch_delay_ms,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= swap_prefetch_tunable_handler,
+		.extra1		= &swap_prefetch_ms_min,
+		.extra2		= &swap_prefetch_ms_max,
+	},
+	{
+		.procname	= "swap_prefetch_interval_ms",
+		.data		= &swap_prefetch_interval_ms,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= swap_prefetch_tunable_handler,
+		.extra1		= &swap_prefetch_ms_min,
+		.extra2		= &swap_prefetch_ms_max,
+	},
+	{
+		.procname	= "swap_prefetch_batch",
+		.data		= &swap_prefetch_batch_pages,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= swap_prefetch_tunable_handler,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &swap_prefetch_batch_max,
+	},
+};
+
+static int __init swap_prefetch_init(void)
+{
+	struct task_struct *thread;
+	int err;
+
+	swap_prefetch_entry_cache = KMEM_CACHE(swap_prefetch_entry, 0);
+	if (!swap_prefetch_entry_cache)
+		return -ENOMEM;
+	/*
+	 * One entry per page of RAM: prefetch can never bring back more than
+	 * fits in free memory, so older entries would only be read to be
+	 * dropped again.  At 32 bytes an entry plus its index slot the cap
+	 * costs at most ~1% of RAM, and only while that much is swapped out;
+	 * the 2005 cap of 5% of RAM worth of entries tracked eight times RAM.
+	 */
+	err = swap_prefetch_list_init(&swap_prefetch_global, totalram_pages());
+	if (err)
+		goto err_cache;
+
+	thread = kthread_run(kprefetchd, NULL, "kprefetchd");
+	if (IS_ERR(thread)) {
+		err = PTR_ERR(thread);
+		pr_err("failed to start kprefetchd: %d\n", err);
+		goto err_cache;
+	}
+	WRITE_ONCE(kprefetchd_task, thread);
+
+	register_sysctl_init("vm", swap_prefetch_sysctl_table);
+	mutex_lock(&swap_prefetch_mutex);
+	swap_prefetch_apply_enabled();
+	mutex_unlock(&swap_prefetch_mutex);
+	return 0;
+
+err_cache:
+	kmem_cache_destroy(swap_prefetch_entry_cache);
+	swap_prefetch_entry_cache = NULL;
+	return err;
+}
+late_initcall(swap_prefetch_init);
