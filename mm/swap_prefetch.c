@@ -46,9 +46,6 @@
 
 #include "swap.h"
 
-/* The largest batch a sysctl may ask for: 4 MiB of 4 KiB pages a round. */
-#define SWAP_PREFETCH_BATCH_MAX		1024
-
 DEFINE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
 struct task_struct *kprefetchd_task __read_mostly;
 
@@ -61,6 +58,11 @@ static int sysctl_swap_prefetch __read_mostly = 1;
 static int swap_prefetch_delay_ms __read_mostly = 5000;
 static int swap_prefetch_interval_ms __read_mostly = 1000;
 static int swap_prefetch_batch_pages __read_mostly = 32;
+/*
+ * 2005's fixed 128 KiB/s would need half an hour for 256 MiB: speed up
+ * while the VM stays idle, drop back at the first sign of activity.
+ */
+static int swap_prefetch_adaptive __read_mostly = 1;
 
 static DEFINE_MUTEX(swap_prefetch_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(kprefetchd_wait);
@@ -72,6 +74,7 @@ static struct swap_prefetch_pacer kprefetchd_pacer;
 static unsigned long kprefetchd_events[NR_VM_EVENT_ITEMS];
 static unsigned long kprefetchd_activity[NR_SWAP_PREFETCH_ACT];
 static swp_entry_t kprefetchd_batch[SWAP_PREFETCH_BATCH_MAX];
+static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 
 /* One tracked swap entry; allocated on the reclaim path, so never waits. */
 struct swap_prefetch_entry {
@@ -431,25 +434,39 @@ VISIBLE_IF_KUNIT void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p)
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
 
 /**
- * swap_prefetch_pace - decide a round and schedule the next one
+ * swap_prefetch_pace - decide a round, its size, and when the next one runs
  * @p: the pacer; its busy mark is consumed
  * @s: a snapshot of the VM
  * @now: the current time in jiffies
- * @delay: jiffies to wait after the VM was found busy
- * @interval: jiffies between rounds while the VM stays idle
+ * @t: the tunables
+ * @batch: set to the pages this round may read, 0 unless it may read
+ *
+ * Adaptive pacing doubles the batch and halves the interval each round
+ * that finds the VM idle again, so a long idle period is used at the
+ * device's speed while a short one costs only the first small batch.
  *
  * Return: the verdict for this round.
  */
 VISIBLE_IF_KUNIT enum swap_prefetch_verdict
 swap_prefetch_pace(struct swap_prefetch_pacer *p,
 		   const struct swap_prefetch_snapshot *s, unsigned long now,
-		   unsigned long delay, unsigned long interval)
+		   const struct swap_prefetch_tunables *t, unsigned int *batch)
 {
 	enum swap_prefetch_verdict v = swap_prefetch_idle_verdict(s);
+	unsigned int shift = t->adaptive ? p->streak : 0;
 
 	if (test_and_clear_bit(0, &p->busy))
 		v = SWAP_PREFETCH_BUSY;
-	p->next = now + (v == SWAP_PREFETCH_GO ? interval : delay);
+	if (v != SWAP_PREFETCH_GO) {
+		p->streak = 0;
+		p->next = now + t->delay;
+		*batch = 0;
+		return v;
+	}
+	*batch = min_t(unsigned long, (unsigned long)t->batch << shift,
+		       SWAP_PREFETCH_BATCH_MAX);
+	p->next = now + (t->interval >> shift);
+	p->streak = min(p->streak + 1, SWAP_PREFETCH_MAX_STREAK);
 	return v;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_pace);
@@ -670,7 +687,7 @@ static int swp_entry_cmp(const void *a, const void *b)
 
 static enum kprefetchd_outcome
 kprefetchd_read_one(swp_entry_t entry, struct mempolicy *mpol,
-		    struct swap_iocb **splug)
+		    struct swap_iocb **splug, struct folio **foliop)
 {
 	/*
 	 * No reclaim, no kswapd wake-up, no emergency reserves: prefetch only
@@ -702,11 +719,14 @@ kprefetchd_read_one(swp_entry_t entry, struct mempolicy *mpol,
 		ret = KPREFETCHD_FAILED;
 		goto out;
 	}
-	if (allocated)
+	if (allocated) {
 		swap_read_folio(folio, splug);
-	else
+		/* The caller waits for the read, then drops the reference. */
+		*foliop = folio;
+	} else {
 		ret = KPREFETCHD_CACHED;
-	folio_put(folio);
+		folio_put(folio);
+	}
 out:
 	put_swap_device(si);
 	return ret;
@@ -724,6 +744,18 @@ static void kprefetchd_requeue(swp_entry_t *entries, unsigned int nr)
 		__swap_prefetch_list_add(l, entries[nr], 1, &recycled);
 	spin_unlock(&l->lock);
 }
+
+/* Foreground work started during a round?  Leaves the baseline alone. */
+static bool kprefetchd_activity_peek(void)
+{
+	unsigned long cur[NR_SWAP_PREFETCH_ACT];
+
+	kprefetchd_read_activity(cur);
+	return swap_prefetch_activity_seen(kprefetchd_activity, cur);
+}
+
+/* How often a round looks for foreground activity, in pages. */
+#define KPREFETCHD_CHECK_EVERY	32
 
 /* Read up to @batch of the newest entries; returns the pages read. */
 static unsigned int kprefetchd_read_batch(unsigned int batch)
@@ -745,7 +777,13 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 		/* Watermarks may have moved since the round began. */
 		if (kprefetchd_zones_short() || kthread_should_stop())
 			break;
-		outcome = kprefetchd_read_one(kprefetchd_batch[i], mpol, &splug);
+		if (i && !(i % KPREFETCHD_CHECK_EVERY) &&
+		    kprefetchd_activity_peek()) {
+			swap_prefetch_mark_busy(&kprefetchd_pacer);
+			break;
+		}
+		outcome = kprefetchd_read_one(kprefetchd_batch[i], mpol, &splug,
+					      &kprefetchd_folios[nr_read]);
 		if (outcome == KPREFETCHD_FAILED)
 			break;
 		nr_read += outcome == KPREFETCHD_READ;
@@ -762,23 +800,43 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 	count_vm_events(SWAP_PREFETCH_READ, nr_read);
 	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
 	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
+
+	/*
+	 * Wait for this round's reads before the next round is paced: at
+	 * most one batch is ever queued ahead of a returning user's faults,
+	 * and the rate follows what the device really delivers.
+	 */
+	for (i = 0; i < nr_read; i++) {
+		folio_wait_locked(kprefetchd_folios[i]);
+		folio_put(kprefetchd_folios[i]);
+	}
 	return nr_read;
+}
+
+static void kprefetchd_read_tunables(struct swap_prefetch_tunables *t)
+{
+	t->delay = msecs_to_jiffies(READ_ONCE(swap_prefetch_delay_ms));
+	t->interval = msecs_to_jiffies(READ_ONCE(swap_prefetch_interval_ms));
+	t->batch = READ_ONCE(swap_prefetch_batch_pages);
+	t->adaptive = READ_ONCE(swap_prefetch_adaptive);
 }
 
 static void kprefetchd_do_round(void)
 {
 	struct swap_prefetch_snapshot snap;
+	struct swap_prefetch_tunables t;
 	enum swap_prefetch_verdict verdict;
+	unsigned int batch;
 
+	kprefetchd_read_tunables(&t);
 	kprefetchd_take_snapshot(&snap);
-	verdict = swap_prefetch_pace(&kprefetchd_pacer, &snap, jiffies,
-			msecs_to_jiffies(READ_ONCE(swap_prefetch_delay_ms)),
-			msecs_to_jiffies(READ_ONCE(swap_prefetch_interval_ms)));
+	verdict = swap_prefetch_pace(&kprefetchd_pacer, &snap, jiffies, &t,
+				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		count_vm_event(SWAP_PREFETCH_DELAYED);
 		return;
 	}
-	kprefetchd_read_batch(READ_ONCE(swap_prefetch_batch_pages));
+	kprefetchd_read_batch(batch);
 }
 
 static bool kprefetchd_has_work(void)
@@ -904,6 +962,15 @@ static struct ctl_table swap_prefetch_sysctl_table[] = {
 		.proc_handler	= swap_prefetch_tunable_handler,
 		.extra1		= &swap_prefetch_ms_min,
 		.extra2		= &swap_prefetch_ms_max,
+	},
+	{
+		.procname	= "swap_prefetch_adaptive",
+		.data		= &swap_prefetch_adaptive,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= swap_prefetch_tunable_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
 	},
 	{
 		.procname	= "swap_prefetch_batch",

@@ -78,8 +78,9 @@ kmake() {
 	make -s -C "$TREE" O="$out" CC="ccache gcc" -j"$JOBS" "$@"
 }
 
-# Build a config from tinyconfig plus fragments, and check every option
-# asked for reached .config: merge_config drops what it cannot satisfy.
+# Build a config from tinyconfig plus fragments (later ones override), and
+# check every option asked for reached .config: merge_config drops what
+# it cannot satisfy without a word.
 make_config() {
 	out=$1
 	shift
@@ -89,27 +90,126 @@ make_config() {
 		-m -O "$out" "$out/.config" "$@" >/dev/null ||
 		die "merge_config failed for $*"
 	kmake "$out" olddefconfig >/dev/null
-	for frag in "$@"; do
-		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' \
-			"$frag" | while read -r line; do
-			grep -qxF "$line" "$out/.config" ||
-				die "$line from ${frag##*/} did not reach $out/.config"
-		done || exit 1
-	done
+	cat "$@" | awk '
+		/^CONFIG_[A-Z0-9_]+=/ { sym = $0; sub(/=.*/, "", sym); want[sym] = $0 }
+		/^# CONFIG_[A-Z0-9_]+ is not set/ { want[$2] = $0 }
+		END { for (s in want) print want[s] }' >"$out/.wanted"
+	while read -r line; do
+		case $line in
+		"# "*) sym=${line#\# }; sym=${sym%% *}
+		       ! grep -q "^$sym=" "$out/.config" ;;
+		*) grep -qxF "$line" "$out/.config" ;;
+		esac || die "'$line' did not reach $out/.config"
+	done <"$out/.wanted"
 }
 
-# QEMU accelerator: KVM only if a probe boot works (it hangs on some hosts).
+# QEMU accelerator: KVM only if a probe boot works (it hangs on some
+# hosts).  The answer is kept per kernel build, the probe costs 20 s.
 qemu_accel() {
 	if [ -n "${SWAP_PREFETCH_ACCEL:-}" ]; then
 		echo "$SWAP_PREFETCH_ACCEL"
 		return
 	fi
-	if [ -w /dev/kvm ] && [ -n "${1:-}" ] &&
-	   timeout 20 qemu-system-x86_64 -enable-kvm -m 64 -display none \
-		-no-reboot -kernel "$1" -append "console=ttyS0 panic=-1 swap_prefetch_probe" \
-		-serial stdio 2>/dev/null | grep -q "Run /init\|Kernel panic"; then
-		echo kvm
-	else
-		echo tcg
+	kernel=${1:-}
+	stamp="$(stat -c %Y "$kernel" 2>/dev/null) $(stat -c %Y /dev/kvm 2>/dev/null)"
+	if [ -f "$CACHE/accel" ] && [ "$(sed -n 1p "$CACHE/accel")" = "$stamp" ]; then
+		sed -n 2p "$CACHE/accel"
+		return
+	fi
+	accel=tcg
+	if [ -w /dev/kvm ] && [ -f "$kernel" ] &&
+	   timeout 20 qemu-system-x86_64 -enable-kvm -cpu host -m 64 \
+		-display none -no-reboot -kernel "$kernel" \
+		-append "console=ttyS0 panic=-1" -serial stdio </dev/null \
+		2>/dev/null | grep -q "Kernel panic"; then
+		accel=kvm
+	fi
+	printf '%s\n%s\n' "$stamp" "$accel" >"$CACHE/accel"
+	echo "$accel"
+}
+
+GUEST_BUILD=$CACHE/build-guest
+GUEST_KERNEL=$GUEST_BUILD/arch/x86/boot/bzImage
+
+# The patched guest kernel (not the KUnit one): tinyconfig + fragment.
+build_guest_kernel() {
+	msg "building guest kernel $(kernel_version) in $GUEST_BUILD"
+	make_config "$GUEST_BUILD" "$REPO/scripts/configs/guest.config"
+	kmake "$GUEST_BUILD" bzImage >/dev/null || die "guest kernel build failed"
+}
+
+# Static test binaries for the initramfs, built on the host from the
+# patched tree (they include the tree's kselftest.h).
+build_guest_tools() {
+	out=$1
+	mkdir -p "$out"
+	for src in "$TREE"/tools/testing/selftests/swap_prefetch/*.c; do
+		bin=$out/$(basename "$src" .c)
+		gcc -O2 -Wall -static -o "$bin" "$src" ||
+			die "cannot build ${src#"$TREE"/}"
+	done
+}
+
+# A busybox initramfs: /init mounts, turns swap on, runs /payload, exits.
+build_initramfs() {
+	root=$1
+	payload=$2
+	out=$3
+	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" \
+		"$root/tmp" "$root/sys/fs/cgroup"
+	cp /bin/busybox "$root/bin/busybox"
+	cp "$payload" "$root/payload"
+	cat >"$root/init" <<'EOINIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tmpfs tmp /tmp
+mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+echo "guest: $(uname -r), $(grep MemTotal /proc/meminfo)"
+if mkswap /dev/vda >/dev/null && swapon /dev/vda; then
+	echo "guest: swap on /dev/vda: $(grep SwapTotal /proc/meminfo)"
+fi
+sh /payload
+echo "guest: payload exit status $?"
+sync
+reboot -f
+EOINIT
+	chmod +x "$root/init" "$root/payload"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+}
+
+# Boot the guest; console goes to $log.  Swap disk throttled like a disk.
+# Returns non-zero if QEMU failed or the payload did not finish.
+run_guest() {
+	initrd=$1
+	log=$2
+	mem=${GUEST_MEM_MIB:-256}
+	swap_mib=${GUEST_SWAP_MIB:-512}
+	bps=${GUEST_DISK_BPS:-20971520}
+	iops=${GUEST_DISK_IOPS:-500}
+	accel=$(qemu_accel "$GUEST_KERNEL")
+	swapimg=$CACHE/swap.img
+	rm -f "$swapimg"
+	truncate -s "${swap_mib}M" "$swapimg"
+	case $accel in
+	kvm) accel_opt="-enable-kvm -cpu host" ;;
+	*) accel_opt="-accel tcg" ;;
+	esac
+	msg "booting guest: $accel, ${mem} MiB RAM, ${swap_mib} MiB swap on virtio-blk throttled to $((bps / 1048576)) MiB/s and $iops IOPS"
+	# shellcheck disable=SC2086
+	rc=0
+	timeout "${GUEST_TIMEOUT:-1800}" qemu-system-x86_64 $accel_opt \
+		-m "$mem" -smp 1 -nographic -no-reboot \
+		-kernel "$GUEST_KERNEL" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4" \
+		-drive "file=$swapimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
+		</dev/null >"$log" 2>&1 || rc=$?
+	rm -f "$swapimg"
+	if [ $rc -ne 0 ] || ! grep -q "payload exit status" "$log"; then
+		tail -20 "$log" >&2
+		msg "guest failed: QEMU status $rc (124: timeout), console in $log"
+		return 1
 	fi
 }

@@ -177,14 +177,35 @@ enum swap_prefetch_activity_item {
 	NR_SWAP_PREFETCH_ACT,
 };
 
+/* The largest batch a round may read: 4 MiB of 4 KiB pages. */
+#define SWAP_PREFETCH_BATCH_MAX		1024
+/* Idle rounds after which adaptive pacing stops speeding up. */
+#define SWAP_PREFETCH_MAX_STREAK	16
+
 /**
- * struct swap_prefetch_pacer - when the next round may run
+ * struct swap_prefetch_pacer - when the next round may run, and how big
  * @busy: bit 0 is set when activity is seen, cleared by the next round
  * @next: jiffies of the next attempt
+ * @streak: consecutive rounds that found the VM idle
  */
 struct swap_prefetch_pacer {
 	unsigned long busy;
 	unsigned long next;
+	unsigned int streak;
+};
+
+/**
+ * struct swap_prefetch_tunables - the sysctls, as one round reads them
+ * @delay: jiffies to wait after the VM was found busy
+ * @interval: jiffies between the first idle rounds
+ * @batch: pages read by the first idle round
+ * @adaptive: double the batch and halve the interval every idle round
+ */
+struct swap_prefetch_tunables {
+	unsigned long delay;
+	unsigned long interval;
+	unsigned int batch;
+	bool adaptive;
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -210,7 +231,7 @@ void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);
 enum swap_prefetch_verdict
 swap_prefetch_pace(struct swap_prefetch_pacer *p,
 		   const struct swap_prefetch_snapshot *s, unsigned long now,
-		   unsigned long delay, unsigned long interval);
+		   const struct swap_prefetch_tunables *t, unsigned int *batch);
 bool swap_prefetch_memcg_room_ok(unsigned long usage, unsigned long limit);
 #endif /* CONFIG_KUNIT */
 #endif /* CONFIG_SWAP_PREFETCH */

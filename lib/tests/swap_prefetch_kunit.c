@@ -413,50 +413,109 @@ static void swap_prefetch_test_activity_seen(struct kunit *test)
 	}
 }
 
+/* The 2005 pacing: 500-jiffy delay, 100-jiffy interval, 32 pages. */
+static const struct swap_prefetch_tunables fixed_pacing = {
+	.delay = 500, .interval = 100, .batch = 32, .adaptive = false,
+};
+
 static void swap_prefetch_test_pace_busy_once(struct kunit *test)
 {
 	struct swap_prefetch_pacer p = { };
-	const unsigned long delay = 500, interval = 100, now = 1000;
+	const unsigned long now = 1000;
+	unsigned int batch = 99;
 
 	swap_prefetch_mark_busy(&p);
 	swap_prefetch_mark_busy(&p);
 	/* A busy mark pushes the next attempt back by the delay... */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now,
-						 delay, interval),
+						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_BUSY);
-	KUNIT_EXPECT_EQ(test, p.next, now + delay);
+	KUNIT_EXPECT_EQ(test, p.next, now + 500);
+	KUNIT_EXPECT_EQ(test, batch, 0U);
 	/* ...and is consumed by that round, however often it was set. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, p.next,
-						 delay, interval),
+						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_GO);
-	KUNIT_EXPECT_EQ(test, p.next, now + delay + interval);
+	KUNIT_EXPECT_EQ(test, p.next, now + 500 + 100);
+	KUNIT_EXPECT_EQ(test, batch, 32U);
 }
 
 static void swap_prefetch_test_pace_snapshot(struct kunit *test)
 {
 	struct swap_prefetch_pacer p = { };
 	struct swap_prefetch_snapshot s = idle_snapshot;
-	const unsigned long delay = 500, interval = 100, now = 1000;
+	const unsigned long now = 1000;
+	unsigned int batch;
 
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, delay, interval),
-			SWAP_PREFETCH_GO);
-	KUNIT_EXPECT_EQ(test, p.next, now + interval);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
+						 &batch), SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, p.next, now + 100);
 	s.activity = true;
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, delay, interval),
-			SWAP_PREFETCH_BUSY);
-	KUNIT_EXPECT_EQ(test, p.next, now + delay);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
+						 &batch), SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.next, now + 500);
 	/* Any other reason not to prefetch also waits the full delay. */
 	s.activity = false;
 	s.writeback = 1;
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, delay, interval),
-			SWAP_PREFETCH_WRITEBACK);
-	KUNIT_EXPECT_EQ(test, p.next, now + delay);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
+						 &batch), SWAP_PREFETCH_WRITEBACK);
+	KUNIT_EXPECT_EQ(test, p.next, now + 500);
 	/* Jiffies wrap. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot,
-						 ULONG_MAX - 10, delay,
-						 interval),
-			SWAP_PREFETCH_GO);
+						 ULONG_MAX - 10, &fixed_pacing,
+						 &batch), SWAP_PREFETCH_GO);
 	KUNIT_EXPECT_TRUE(test, time_after(p.next, ULONG_MAX - 10));
+}
+
+static void swap_prefetch_test_pace_fixed(struct kunit *test)
+{
+	struct swap_prefetch_pacer p = { };
+	unsigned int batch, round;
+
+	/* Without adaptation every idle round is the same 32 pages. */
+	for (round = 0; round < 20; round++) {
+		KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, 0,
+							 &fixed_pacing, &batch),
+				SWAP_PREFETCH_GO);
+		KUNIT_EXPECT_EQ(test, batch, 32U);
+		KUNIT_EXPECT_EQ(test, p.next, 100UL);
+	}
+}
+
+static void swap_prefetch_test_pace_adaptive(struct kunit *test)
+{
+	struct swap_prefetch_tunables t = fixed_pacing;
+	struct swap_prefetch_pacer p = { };
+	struct swap_prefetch_snapshot busy = idle_snapshot;
+	unsigned int batch, round;
+
+	t.adaptive = true;
+	/* 32, 64, ... pages, each round sooner, up to the batch cap. */
+	for (round = 0; round < 8; round++) {
+		KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, 0,
+							 &t, &batch),
+				SWAP_PREFETCH_GO);
+		KUNIT_EXPECT_EQ_MSG(test, batch,
+				    min(32U << round, SWAP_PREFETCH_BATCH_MAX),
+				    "round %u", round);
+		KUNIT_EXPECT_EQ_MSG(test, p.next, 100UL >> round,
+				    "round %u", round);
+	}
+	/* The shift saturates instead of overflowing. */
+	for (round = 0; round < 64; round++)
+		swap_prefetch_pace(&p, &idle_snapshot, 0, &t, &batch);
+	KUNIT_EXPECT_EQ(test, p.streak, (unsigned int)SWAP_PREFETCH_MAX_STREAK);
+	KUNIT_EXPECT_EQ(test, batch, (unsigned int)SWAP_PREFETCH_BATCH_MAX);
+	KUNIT_EXPECT_EQ(test, p.next, 0UL);
+	/* One busy round starts over from the first small batch. */
+	busy.activity = true;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &busy, 0, &t, &batch),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.streak, 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, 0, &t,
+						 &batch), SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, batch, 32U);
+	KUNIT_EXPECT_EQ(test, p.next, 100UL);
 }
 
 static void swap_prefetch_test_memcg_room_ok(struct kunit *test)
@@ -480,6 +539,8 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_activity_seen),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
+	KUNIT_CASE(swap_prefetch_test_pace_fixed),
+	KUNIT_CASE(swap_prefetch_test_pace_adaptive),
 	KUNIT_CASE(swap_prefetch_test_memcg_room_ok),
 	{}
 };

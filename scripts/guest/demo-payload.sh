@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the guest (busybox sh): the swap-out / idle / re-activate
+# scenario, every variant in the same boot.  W, HOG and IDLE are set by
+# scripts/demo above this line.
+vm() { echo "$2" >"/proc/sys/vm/$1"; }
+kprefetchd_ticks() {
+	pid=$(pgrep -x kprefetchd)
+	[ -n "$pid" ] && awk '{ print $14 + $15 }' "/proc/$pid/stat" || echo 0
+}
+bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev /dev/vda "$@"; }
+
+if [ ! -e /proc/sys/vm/swap_prefetch ]; then
+	echo "demo: this kernel has no vm.swap_prefetch"
+	exit 1
+fi
+echo "demo: W=${W} MiB hog=${HOG} MiB idle=${IDLE} s delay=$(cat /proc/sys/vm/swap_prefetch_delay_ms) ms adaptive=$(cat /proc/sys/vm/swap_prefetch_adaptive)"
+
+vm swap_prefetch 0
+bench --no-swapout --idle 0 --label never_swapped
+bench --pageout --idle 0 --label all_in_swap_cache
+bench --idle "$IDLE" --label no_prefetch --trace /tmp/trace
+bench --idle 0 --peer willneed --label willneed
+bench --idle 0 --peer swapoff --label swapoff
+
+vm swap_prefetch 1
+t0=$(kprefetchd_ticks)
+bench --idle "$IDLE" --label prefetch --trace /tmp/trace
+echo "demo: kprefetchd_ticks=$(( $(kprefetchd_ticks) - t0 ))"
+grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'
+sed 's/^/trace: /' /tmp/trace

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Swap-out / idle / re-activate workload for swap prefetch.
+ *
+ * Touches a working set W, pushes it out to swap with a memory hog that
+ * exits, optionally lets a peer bring it back (MADV_WILLNEED through
+ * process_madvise() from another process, or swapoff + swapon), idles
+ * while sampling how much of W is back in memory, then re-touches W and
+ * reports the time and major faults it took.  Every byte of W is checked
+ * against its pattern at the end.
+ *
+ * One result line per run, "key=value" separated by spaces, so that the
+ * benchmark script can tabulate runs made in the same boot.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "sp_util.h"
+
+struct options {
+	unsigned long ws_mib;
+	unsigned long hog_mib;
+	unsigned int idle_s;
+	const char *peer;	/* none, willneed, swapoff */
+	const char *label;
+	const char *swapdev;
+	const char *trace;	/* file for "label second resident%" samples */
+	int no_swapout;
+	int pageout;
+};
+
+/* What a process_madvise() daemon does: WILLNEED from outside. */
+static double peer_willneed(char *buf, size_t len)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	pid_t target = getpid(), pid;
+	double t0 = sp_now();
+	int status;
+
+	pid = fork();
+	if (!pid) {
+		int pidfd = syscall(SYS_pidfd_open, target, 0);
+
+		if (pidfd < 0 ||
+		    syscall(SYS_process_madvise, pidfd, &iov, 1,
+			    MADV_WILLNEED, 0) < 0) {
+			perror("process_madvise");
+			_exit(1);
+		}
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return sp_now() - t0;
+}
+
+static double peer_swapoff(const char *dev)
+{
+	char cmd[256];
+	double t0 = sp_now();
+
+	snprintf(cmd, sizeof(cmd), "swapoff %s && swapon %s", dev, dev);
+	if (system(cmd))
+		return -1;
+	return sp_now() - t0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--ws MiB] [--hog MiB] [--idle s] [--peer none|willneed|swapoff]\n"
+		"          [--swapdev dev] [--no-swapout | --pageout] [--label name] [--trace file]\n"
+		"Touches a working set, swaps it out with a hog, idles, re-touches it.\n",
+		prog);
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "ws", required_argument, NULL, 'w' },
+		{ "hog", required_argument, NULL, 'g' },
+		{ "idle", required_argument, NULL, 'i' },
+		{ "peer", required_argument, NULL, 'p' },
+		{ "swapdev", required_argument, NULL, 'd' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "no-swapout", no_argument, NULL, 'n' },
+		{ "pageout", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	*o = (struct options){ .ws_mib = 64, .hog_mib = 200, .idle_s = 20,
+			       .peer = "none", .label = "run",
+			       .swapdev = "/dev/vda" };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w': o->ws_mib = strtoul(optarg, NULL, 0); break;
+		case 'g': o->hog_mib = strtoul(optarg, NULL, 0); break;
+		case 'i': o->idle_s = strtoul(optarg, NULL, 0); break;
+		case 'p': o->peer = optarg; break;
+		case 'd': o->swapdev = optarg; break;
+		case 'l': o->label = optarg; break;
+		case 't': o->trace = optarg; break;
+		case 'n': o->no_swapout = 1; break;
+		case 'o': o->pageout = 1; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (!o->ws_mib || (strcmp(o->peer, "none") && strcmp(o->peer, "willneed") &&
+			   strcmp(o->peer, "swapoff")))
+		usage(argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	double peer_s = 0, restore_s = -1, t0, touch_s;
+	long read0, read1;
+	size_t len, pages, swapped, resident, bad;
+	struct options o;
+	FILE *trace = NULL;
+	long flt0, flt;
+	unsigned int s;
+	char *buf;
+
+	parse(argc, argv, &o);
+	len = o.ws_mib << 20;
+	pages = len / sp_page_size();
+
+	buf = sp_alloc(len);
+	sp_fill(buf, len);
+	if (o.pageout) {
+		/*
+		 * Written pages stay in the swap cache until later reclaim:
+		 * this is the "everything prefetched" limit, minor faults only.
+		 */
+		if (madvise(buf, len, MADV_PAGEOUT)) {
+			perror("MADV_PAGEOUT");
+			return 2;
+		}
+		sleep(2);
+	} else if (!o.no_swapout && sp_run_hog(o.hog_mib)) {
+		fprintf(stderr, "the memory hog failed\n");
+		return 2;
+	}
+	swapped = sp_count_swapped(buf, len);
+
+	if (!strcmp(o.peer, "willneed"))
+		peer_s = peer_willneed(buf, len);
+	else if (!strcmp(o.peer, "swapoff"))
+		peer_s = peer_swapoff(o.swapdev);
+
+	if (o.trace)
+		trace = fopen(o.trace, "a");
+	read0 = sp_vmstat("swap_prefetch_read");
+	t0 = sp_now();
+	for (s = 0; s <= o.idle_s; s++) {
+		size_t r = sp_count_resident(buf, len);
+
+		if (trace)
+			fprintf(trace, "%s %u %.1f\n", o.label, s, 100.0 * r / pages);
+		if (restore_s < 0 && r >= pages * 95 / 100)
+			restore_s = sp_now() - t0;
+		if (s < o.idle_s)
+			sleep(1);
+	}
+	if (trace)
+		fclose(trace);
+	read1 = sp_vmstat("swap_prefetch_read");
+
+	resident = sp_count_resident(buf, len);
+	flt0 = sp_majflt();
+	touch_s = sp_retouch(buf, len);
+	flt = sp_majflt() - flt0;
+	bad = sp_verify(buf, len);
+
+	printf("result label=%s ws_mib=%lu swapped_pct=%.1f resident_before_touch_pct=%.1f "
+	       "peer=%s peer_s=%.3f restore_s=%.1f touch_s=%.3f majflt=%ld "
+	       "prefetched=%ld bad_pages=%zu\n",
+	       o.label, o.ws_mib, 100.0 * swapped / pages, 100.0 * resident / pages,
+	       o.peer, peer_s, restore_s, touch_s, flt, read1 - read0, bad);
+	return bad ? 1 : 0;
+}

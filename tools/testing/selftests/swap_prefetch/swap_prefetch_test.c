@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Swap prefetch selftests: drive real swap pressure and check that
+ * kprefetchd brings the working set back when idle, keeps it on swap,
+ * backs off under foreground work, is cheap to drop, and is off when off.
+ *
+ * Needs root, swap, and a kernel with CONFIG_SWAP_PREFETCH; skips
+ * otherwise.  Sizes suit a small VM; SP_WS_MIB and SP_HOG_MIB override.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "../kselftest.h"
+#include "sp_util.h"
+
+#define SYSCTL_DIR	"/proc/sys/vm/"
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_TEST	CGROUP_ROOT "/swap_prefetch_test"
+
+static size_t ws_mib = 32, hog_mib = 200;
+
+static const char * const tunables[] = {
+	"swap_prefetch", "swap_prefetch_delay_ms", "swap_prefetch_interval_ms",
+	"swap_prefetch_batch", "swap_prefetch_adaptive",
+};
+static char saved[5][32];
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Write a value; returns 0 or -errno, as the kernel answered. */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int set_vm(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	return write_file(path, val);
+}
+
+static long get_vm(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static void restore_tunables(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tunables); i++)
+		if (saved[i][0])
+			set_vm(tunables[i], saved[i]);
+	rmdir(CGROUP_TEST);
+}
+
+static void restore_on_signal(int sig)
+{
+	restore_tunables();
+	_exit(KSFT_FAIL);
+}
+
+static void save_tunables(void)
+{
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tunables); i++) {
+		snprintf(path, sizeof(path), SYSCTL_DIR "%s", tunables[i]);
+		if (read_file(path, saved[i], sizeof(saved[i])))
+			ksft_exit_fail_msg("cannot read %s\n", path);
+	}
+	atexit(restore_tunables);
+	signal(SIGINT, restore_on_signal);
+	signal(SIGTERM, restore_on_signal);
+}
+
+/* Short delays so that each test waits seconds, not minutes. */
+static void fast_pacing(int enabled)
+{
+	set_vm("swap_prefetch_delay_ms", "1000");
+	set_vm("swap_prefetch_interval_ms", "200");
+	set_vm("swap_prefetch_batch", "256");
+	set_vm("swap_prefetch_adaptive", "1");
+	set_vm("swap_prefetch", enabled ? "1" : "0");
+}
+
+struct ws {
+	char *buf;
+	size_t len, pages;
+};
+
+/* A working set, pushed out by a hog; false if too little left RAM. */
+static bool ws_swap_out(struct ws *w)
+{
+	size_t swapped;
+
+	w->len = ws_mib << 20;
+	w->pages = w->len / sp_page_size();
+	w->buf = sp_alloc(w->len);
+	sp_fill(w->buf, w->len);
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	swapped = sp_count_swapped(w->buf, w->len);
+	ksft_print_msg("%zu of %zu pages swapped out, %zu resident\n",
+		       swapped, w->pages, sp_count_resident(w->buf, w->len));
+	return swapped >= w->pages / 2;
+}
+
+static void ws_free(struct ws *w)
+{
+	munmap(w->buf, w->len);
+}
+
+/* Wait until @pct of the set is back, polling; seconds taken or -1. */
+static int wait_resident(struct ws *w, unsigned int pct, int timeout_s)
+{
+	int s;
+
+	for (s = 0; s <= timeout_s; s++) {
+		if (sp_count_resident(w->buf, w->len) * 100 >= w->pages * pct)
+			return s;
+		sleep(1);
+	}
+	return -1;
+}
+
+static long swap_used_kib(void)
+{
+	return sp_meminfo("SwapTotal") - sp_meminfo("SwapFree");
+}
+
+static void test_prefetch_happens_hog(void)
+{
+	const char *name = "prefetch happens after a hog, pages stay on swap";
+	long read0 = sp_vmstat("swap_prefetch_read"), used0, used1;
+	struct ws w;
+	size_t swapped;
+	int s;
+
+	fast_pacing(1);
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	used0 = swap_used_kib();
+	swapped = sp_count_swapped(w.buf, w.len);
+	s = wait_resident(&w, 90, 60);
+	used1 = swap_used_kib();
+	ksft_print_msg("back after %d s; read %ld pages; swap used %ld -> %ld KiB; still swap PTEs %zu of %zu\n",
+		       s, sp_vmstat("swap_prefetch_read") - read0, used0, used1,
+		       sp_count_swapped(w.buf, w.len), swapped);
+	/*
+	 * Prefetch fills the swap cache without mapping: the PTEs stay swap
+	 * entries and the swap slots stay in use.
+	 */
+	ksft_test_result(s >= 0 && used1 >= used0 * 9 / 10 &&
+			 sp_count_swapped(w.buf, w.len) >= swapped * 9 / 10 &&
+			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
+	ws_free(&w);
+}
+
+static int cgroup_enter(const char *path)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	return write_file(path, pid);
+}
+
+static void test_prefetch_happens_memcg(void)
+{
+	const char *name = "prefetch happens after a memory.max squeeze";
+	char limit[32];
+	struct ws w;
+	size_t swapped;
+	int s;
+
+	fast_pacing(1);
+	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(CGROUP_TEST, 0755) && errno != EEXIST) ||
+	    cgroup_enter(CGROUP_TEST "/cgroup.procs")) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return;
+	}
+	w.len = ws_mib << 20;
+	w.pages = w.len / sp_page_size();
+	w.buf = sp_alloc(w.len);
+	/* A quarter of the set fits: the rest goes to swap as it is written. */
+	snprintf(limit, sizeof(limit), "%zu", w.len / 4);
+	write_file(CGROUP_TEST "/memory.max", limit);
+	sp_fill(w.buf, w.len);
+	swapped = sp_count_swapped(w.buf, w.len);
+	/* The squeeze ends: the group may grow again, and goes idle. */
+	write_file(CGROUP_TEST "/memory.max", "max");
+	s = wait_resident(&w, 90, 60);
+	ksft_print_msg("%zu of %zu pages swapped by the squeeze, back after %d s\n",
+		       swapped, w.pages, s);
+	ksft_test_result(swapped >= w.pages / 2 && s >= 0 &&
+			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
+	ws_free(&w);
+	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	rmdir(CGROUP_TEST);
+}
+
+/* Major faults to re-touch a swapped-out set after an idle period. */
+static long refault_after_idle(int enabled, unsigned int idle_s)
+{
+	struct ws w;
+	long flt0, flt;
+
+	fast_pacing(enabled);
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		return -1;
+	}
+	sleep(idle_s);
+	flt0 = sp_majflt();
+	sp_retouch(w.buf, w.len);
+	flt = sp_majflt() - flt0;
+	if (sp_verify(w.buf, w.len))
+		flt = -2;
+	ws_free(&w);
+	return flt;
+}
+
+static void test_refault_latency(void)
+{
+	const char *name = "fewer major faults after idle with prefetch";
+	long off = refault_after_idle(0, 20), on = refault_after_idle(1, 20);
+
+	ksft_print_msg("major faults re-touching %zu MiB: %ld without, %ld with prefetch\n",
+		       ws_mib, off, on);
+	if (off == -1 || on == -1) {
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	/* Direction and a generous margin, not a time. */
+	ksft_test_result(off > 0 && on >= 0 && on * 4 < off, "%s\n", name);
+}
+
+/* Keep swapping until killed: a foreground job that never idles. */
+static pid_t start_foreground_swapper(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		for (;;)
+			sp_run_hog(hog_mib);
+	}
+	return pid;
+}
+
+static void test_backs_off(void)
+{
+	const char *name = "reads nothing while the foreground swaps, resumes after";
+	long during, after, read0;
+	struct ws w;
+	pid_t fg;
+	int s;
+
+	fast_pacing(1);
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	fg = start_foreground_swapper();
+	/* Let the first swap-out of the job register as activity. */
+	sleep(1);
+	read0 = sp_vmstat("swap_prefetch_read");
+	sleep(10);
+	during = sp_vmstat("swap_prefetch_read") - read0;
+	kill(fg, SIGKILL);
+	waitpid(fg, NULL, 0);
+	read0 = sp_vmstat("swap_prefetch_read");
+	s = wait_resident(&w, 50, 60);
+	after = sp_vmstat("swap_prefetch_read") - read0;
+	ksft_print_msg("read %ld pages during 10 s of foreground swapping, %ld after (%d s)\n",
+		       during, after, s);
+	ksft_test_result(during == 0 && after > 0, "%s\n", name);
+	ws_free(&w);
+}
+
+static void test_drops_cheaply(void)
+{
+	const char *name = "prefetched pages are reclaimed without swap writes";
+	size_t mapped, cached, left;
+	long out0, out1;
+	char limit[32];
+	struct ws w;
+
+	fast_pacing(1);
+	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(CGROUP_TEST, 0755) && errno != EEXIST) ||
+	    cgroup_enter(CGROUP_TEST "/cgroup.procs")) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return;
+	}
+	if (!ws_swap_out(&w) || wait_resident(&w, 90, 60) < 0) {
+		ksft_test_result_skip("%s: set not swapped out and prefetched\n", name);
+		goto out;
+	}
+	set_vm("swap_prefetch", "0");
+	/* Prefetched: in the swap cache, PTE still a swap entry. */
+	cached = sp_count_swapped(w.buf, w.len);
+	mapped = w.pages - cached;
+	out0 = sp_vmstat("pswpout");
+	/* Renewed pressure on this group only: a quarter of the set fits. */
+	snprintf(limit, sizeof(limit), "%zu", w.len / 4);
+	write_file(CGROUP_TEST "/memory.max", limit);
+	out1 = sp_vmstat("pswpout");
+	left = sp_count_resident(w.buf, w.len);
+	ksft_print_msg("%zu prefetched + %zu mapped pages; squeeze left %zu, wrote %ld pages\n",
+		       cached, mapped, left, out1 - out0);
+	/*
+	 * Only pages that were mapped (dirty, no swap copy) may need a write;
+	 * the prefetched ones still have theirs.
+	 */
+	ksft_test_result(cached > 0 && left < w.pages / 2 &&
+			 out1 - out0 <= (long)(mapped + cached / 10) &&
+			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
+out:
+	write_file(CGROUP_TEST "/memory.max", "max");
+	ws_free(&w);
+	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	rmdir(CGROUP_TEST);
+}
+
+static void test_off_means_off(void)
+{
+	const char *name = "vm.swap_prefetch=0 records and reads nothing";
+	long rec0, read0, rec, rd;
+	struct ws w;
+
+	fast_pacing(0);
+	rec0 = sp_vmstat("swap_prefetch_recorded");
+	read0 = sp_vmstat("swap_prefetch_read");
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	sleep(5);
+	rec = sp_vmstat("swap_prefetch_recorded") - rec0;
+	rd = sp_vmstat("swap_prefetch_read") - read0;
+	ksft_print_msg("while off: %ld recorded, %ld read\n", rec, rd);
+	ksft_test_result(rec == 0 && rd == 0, "%s\n", name);
+	ws_free(&w);
+}
+
+static void test_bad_values(void)
+{
+	static const struct {
+		const char *name, *val;
+	} bad[] = {
+		{ "swap_prefetch", "2" }, { "swap_prefetch", "-1" },
+		{ "swap_prefetch", "abc" }, { "swap_prefetch", "4294967297" },
+		{ "swap_prefetch_delay_ms", "9" },
+		{ "swap_prefetch_delay_ms", "600001" },
+		{ "swap_prefetch_interval_ms", "0" },
+		{ "swap_prefetch_batch", "0" }, { "swap_prefetch_batch", "1025" },
+		{ "swap_prefetch_adaptive", "2" },
+	};
+	size_t i;
+	int ok = 1;
+
+	set_vm("swap_prefetch", "1");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		long before = get_vm(bad[i].name);
+		int ret = set_vm(bad[i].name, bad[i].val);
+
+		if (ret != -EINVAL || get_vm(bad[i].name) != before) {
+			ksft_print_msg("%s=%s: got %d (%s), value %ld -> %ld\n",
+				       bad[i].name, bad[i].val, ret, strerror(-ret),
+				       before, get_vm(bad[i].name));
+			ok = 0;
+		}
+	}
+	ksft_test_result(ok, "out-of-range and non-numeric values get EINVAL, setting unchanged\n");
+}
+
+static void test_unprivileged_write(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		_exit(set_vm("swap_prefetch", "0") == -EACCES ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+		ksft_test_result_skip("unprivileged write refused: cannot drop privileges\n");
+		return;
+	}
+	ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) &&
+			 get_vm("swap_prefetch") == 1,
+			 "unprivileged write refused\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *env;
+
+	ksft_print_header();
+	if (geteuid())
+		ksft_exit_skip("needs root\n");
+	if (access(SYSCTL_DIR "swap_prefetch", F_OK))
+		ksft_exit_skip("no vm.swap_prefetch: kernel without CONFIG_SWAP_PREFETCH\n");
+	if (sp_meminfo("SwapTotal") <= 0)
+		ksft_exit_skip("no swap is on\n");
+	env = getenv("SP_WS_MIB");
+	if (env)
+		ws_mib = strtoul(env, NULL, 0);
+	env = getenv("SP_HOG_MIB");
+	if (env)
+		hog_mib = strtoul(env, NULL, 0);
+
+	ksft_set_plan(8);
+	save_tunables();
+	test_bad_values();
+	test_unprivileged_write();
+	test_off_means_off();
+	test_prefetch_happens_hog();
+	test_prefetch_happens_memcg();
+	test_refault_latency();
+	test_backs_off();
+	test_drops_cheaply();
+	ksft_finished();
+}
