@@ -1006,7 +1006,7 @@ static int __init swap_prefetch_init(void)
 	if (IS_ERR(thread)) {
 		err = PTR_ERR(thread);
 		pr_err("failed to start kprefetchd: %d\n", err);
-		goto err_cache;
+		goto err_list;
 	}
 	WRITE_ONCE(kprefetchd_task, thread);
 
@@ -1016,6 +1016,8 @@ static int __init swap_prefetch_init(void)
 	mutex_unlock(&swap_prefetch_mutex);
 	return 0;
 
+err_list:
+	swap_prefetch_list_destroy(&swap_prefetch_global);
 err_cache:
 	kmem_cache_destroy(swap_prefetch_entry_cache);
 	swap_prefetch_entry_cache = NULL;

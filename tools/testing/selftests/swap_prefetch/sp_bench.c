@@ -69,13 +69,12 @@ static double peer_swapoff(const char *dev)
 	return sp_now() - t0;
 }
 
-static void usage(const char *prog)
+static void print_help(const char *prog)
 {
-	fprintf(stderr,
-		"usage: %s [--ws MiB] [--hog MiB] [--idle s] [--peer none|willneed|swapoff]\n"
-		"          [--swapdev dev] [--no-swapout | --pageout] [--label name] [--trace file]\n"
-		"Touches a working set, swaps it out with a hog, idles, re-touches it.\n",
-		prog);
+	fprintf(stderr, "usage: %s [--ws MiB] [--hog MiB] [--idle s]\n", prog);
+	fprintf(stderr, "  [--peer none|willneed|swapoff] [--swapdev dev]\n");
+	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
+	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
 
@@ -101,21 +100,40 @@ static void parse(int argc, char **argv, struct options *o)
 			       .swapdev = "/dev/vda" };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'w': o->ws_mib = strtoul(optarg, NULL, 0); break;
-		case 'g': o->hog_mib = strtoul(optarg, NULL, 0); break;
-		case 'i': o->idle_s = strtoul(optarg, NULL, 0); break;
-		case 'p': o->peer = optarg; break;
-		case 'd': o->swapdev = optarg; break;
-		case 'l': o->label = optarg; break;
-		case 't': o->trace = optarg; break;
-		case 'n': o->no_swapout = 1; break;
-		case 'o': o->pageout = 1; break;
-		default: usage(argv[0]);
+		case 'w':
+			o->ws_mib = strtoul(optarg, NULL, 0);
+			break;
+		case 'g':
+			o->hog_mib = strtoul(optarg, NULL, 0);
+			break;
+		case 'i':
+			o->idle_s = strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			o->peer = optarg;
+			break;
+		case 'd':
+			o->swapdev = optarg;
+			break;
+		case 'l':
+			o->label = optarg;
+			break;
+		case 't':
+			o->trace = optarg;
+			break;
+		case 'n':
+			o->no_swapout = 1;
+			break;
+		case 'o':
+			o->pageout = 1;
+			break;
+		default:
+			print_help(argv[0]);
 		}
 	}
 	if (!o->ws_mib || (strcmp(o->peer, "none") && strcmp(o->peer, "willneed") &&
 			   strcmp(o->peer, "swapoff")))
-		usage(argv[0]);
+		print_help(argv[0]);
 }
 
 int main(int argc, char **argv)
@@ -180,10 +198,12 @@ int main(int argc, char **argv)
 	flt = sp_majflt() - flt0;
 	bad = sp_verify(buf, len);
 
-	printf("result label=%s ws_mib=%lu swapped_pct=%.1f resident_before_touch_pct=%.1f "
-	       "peer=%s peer_s=%.3f restore_s=%.1f touch_s=%.3f majflt=%ld "
-	       "prefetched=%ld bad_pages=%zu\n",
-	       o.label, o.ws_mib, 100.0 * swapped / pages, 100.0 * resident / pages,
-	       o.peer, peer_s, restore_s, touch_s, flt, read1 - read0, bad);
+	/* One line, so that nothing else on the console can split it. */
+	printf("result label=%s ws_mib=%lu swapped_pct=%.1f", o.label, o.ws_mib,
+	       100.0 * swapped / pages);
+	printf(" resident_before_touch_pct=%.1f peer=%s peer_s=%.3f",
+	       100.0 * resident / pages, o.peer, peer_s);
+	printf(" restore_s=%.1f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu\n",
+	       restore_s, touch_s, flt, read1 - read0, bad);
 	return bad ? 1 : 0;
 }

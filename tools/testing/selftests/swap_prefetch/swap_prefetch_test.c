@@ -5,7 +5,8 @@
  * backs off under foreground work, is cheap to drop, and is off when off.
  *
  * Needs root, swap, and a kernel with CONFIG_SWAP_PREFETCH; skips
- * otherwise.  Sizes suit a small VM; SP_WS_MIB and SP_HOG_MIB override.
+ * otherwise.  The working set is 32 MiB and the hog as large as RAM, which
+ * suits a small VM; SP_WS_MIB and SP_HOG_MIB (in MiB) override them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,13 +21,14 @@
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/swap_prefetch_test"
 
-static size_t ws_mib = 32, hog_mib = 200;
+static size_t ws_mib = 32, hog_mib;
 
 static const char * const tunables[] = {
 	"swap_prefetch", "swap_prefetch_delay_ms", "swap_prefetch_interval_ms",
 	"swap_prefetch_batch", "swap_prefetch_adaptive",
 };
-static char saved[5][32];
+
+static char saved[ARRAY_SIZE(tunables)][32];
 
 static int read_file(const char *path, char *buf, size_t size)
 {
@@ -180,8 +182,9 @@ static void test_prefetch_happens_hog(void)
 	swapped = sp_count_swapped(w.buf, w.len);
 	s = wait_resident(&w, 90, 60);
 	used1 = swap_used_kib();
-	ksft_print_msg("back after %d s; read %ld pages; swap used %ld -> %ld KiB; still swap PTEs %zu of %zu\n",
-		       s, sp_vmstat("swap_prefetch_read") - read0, used0, used1,
+	ksft_print_msg("back after %d s; read %ld pages; swap used %ld -> %ld KiB\n",
+		       s, sp_vmstat("swap_prefetch_read") - read0, used0, used1);
+	ksft_print_msg("swap PTEs: %zu, were %zu\n",
 		       sp_count_swapped(w.buf, w.len), swapped);
 	/*
 	 * Prefetch fills the swap cache without mapping: the PTEs stay swap
@@ -447,6 +450,8 @@ int main(int argc, char **argv)
 	env = getenv("SP_WS_MIB");
 	if (env)
 		ws_mib = strtoul(env, NULL, 0);
+	/* As large as RAM: whatever else was resident has to make room. */
+	hog_mib = sp_meminfo("MemTotal") / 1024;
 	env = getenv("SP_HOG_MIB");
 	if (env)
 		hog_mib = strtoul(env, NULL, 0);
