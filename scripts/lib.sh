@@ -117,11 +117,12 @@ qemu_accel() {
 		return
 	fi
 	accel=tcg
+	# A booted kernel without a root panics at once: that is the sign.
 	if [ -w /dev/kvm ] && [ -f "$kernel" ] &&
-	   timeout 20 qemu-system-x86_64 -enable-kvm -cpu host -m 64 \
+	   (timeout 20 qemu-system-x86_64 -enable-kvm -cpu host -m 64 \
 		-display none -no-reboot -kernel "$kernel" \
 		-append "console=ttyS0 panic=-1" -serial stdio </dev/null \
-		2>/dev/null | grep -q "Kernel panic"; then
+		2>/dev/null | grep -q "Kernel panic") 2>/dev/null; then
 		accel=kvm
 	fi
 	printf '%s\n%s\n' "$stamp" "$accel" >"$CACHE/accel"

@@ -146,6 +146,17 @@ static void ws_free(struct ws *w)
 	munmap(w->buf, w->len);
 }
 
+/* Set pacing, swap a set out; if the hog could not, report a skip. */
+static bool swapped_out_or_skip(struct ws *w, int enabled, const char *name)
+{
+	fast_pacing(enabled);
+	if (ws_swap_out(w))
+		return true;
+	ws_free(w);
+	ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	return false;
+}
+
 /* Wait until @pct of the set is back, polling; seconds taken or -1. */
 static int wait_resident(struct ws *w, unsigned int pct, int timeout_s)
 {
@@ -172,12 +183,8 @@ static void test_prefetch_happens_hog(void)
 	size_t swapped;
 	int s;
 
-	fast_pacing(1);
-	if (!ws_swap_out(&w)) {
-		ws_free(&w);
-		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	if (!swapped_out_or_skip(&w, 1, name))
 		return;
-	}
 	used0 = swap_used_kib();
 	swapped = sp_count_swapped(w.buf, w.len);
 	s = wait_resident(&w, 90, 60);
@@ -295,12 +302,8 @@ static void test_backs_off(void)
 	pid_t fg;
 	int s;
 
-	fast_pacing(1);
-	if (!ws_swap_out(&w)) {
-		ws_free(&w);
-		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	if (!swapped_out_or_skip(&w, 1, name))
 		return;
-	}
 	fg = start_foreground_swapper();
 	/* Let the first swap-out of the job register as activity. */
 	sleep(1);
@@ -372,11 +375,8 @@ static void test_off_means_off(void)
 	fast_pacing(0);
 	rec0 = sp_vmstat("swap_prefetch_recorded");
 	read0 = sp_vmstat("swap_prefetch_read");
-	if (!ws_swap_out(&w)) {
-		ws_free(&w);
-		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	if (!swapped_out_or_skip(&w, 0, name))
 		return;
-	}
 	sleep(5);
 	rec = sp_vmstat("swap_prefetch_recorded") - rec0;
 	rd = sp_vmstat("swap_prefetch_read") - read0;
