@@ -104,10 +104,78 @@ VISIBLE_IF_KUNIT int swap_prefetch_list_init(struct swap_prefetch_list *l,
 		xa_init(&l->index[type]);
 	l->nr = 0;
 	l->max = max;
+	INIT_LIST_HEAD(&l->pool);
+	l->nr_pool = 0;
+	/* Spares for the records of one large swap storm: 1/8 of the cap. */
+	l->pool_max = max / 8;
 	atomic_long_set(&l->nr_contended, 0);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_init);
+
+/*
+ * Reclaim allocates entries while free memory is lowest, where even a
+ * GFP_NOWAIT slab allocation fails: take a spare first.  Caller holds
+ * l->lock.
+ */
+static struct swap_prefetch_entry *
+__swap_prefetch_entry_get(struct swap_prefetch_list *l)
+{
+	struct swap_prefetch_entry *e;
+
+	lockdep_assert_held(&l->lock);
+	if (!l->nr_pool)
+		return kmem_cache_alloc(swap_prefetch_entry_cache,
+					SWAP_PREFETCH_ENTRY_GFP);
+	e = list_first_entry(&l->pool, struct swap_prefetch_entry, lru);
+	list_del(&e->lru);
+	l->nr_pool--;
+	return e;
+}
+
+/* Keep a released entry as a spare, or free it.  Caller holds l->lock. */
+static void __swap_prefetch_entry_put(struct swap_prefetch_list *l,
+				      struct swap_prefetch_entry *e)
+{
+	lockdep_assert_held(&l->lock);
+	if (l->nr_pool < l->pool_max) {
+		list_add(&e->lru, &l->pool);
+		l->nr_pool++;
+	} else {
+		kmem_cache_free(swap_prefetch_entry_cache, e);
+	}
+}
+
+/**
+ * swap_prefetch_list_refill - top up the spare entries of a list
+ * @l: the list
+ * @gfp: how to allocate; kprefetchd never reclaims for this
+ *
+ * Return: the number of spares added.
+ */
+VISIBLE_IF_KUNIT unsigned long swap_prefetch_list_refill(struct swap_prefetch_list *l,
+							 gfp_t gfp)
+{
+	unsigned long want = READ_ONCE(l->pool_max) - READ_ONCE(l->nr_pool);
+	struct swap_prefetch_entry *e;
+	unsigned long added = 0;
+	LIST_HEAD(fresh);
+
+	/* Allocate outside the lock, which reclaim trylocks. */
+	while (added < want) {
+		e = kmem_cache_alloc(swap_prefetch_entry_cache, gfp);
+		if (!e)
+			break;
+		list_add(&e->lru, &fresh);
+		added++;
+	}
+	spin_lock(&l->lock);
+	list_splice(&fresh, &l->pool);
+	l->nr_pool += added;
+	spin_unlock(&l->lock);
+	return added;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_refill);
 
 /* Unlink and free one entry.  Caller holds l->lock. */
 static void __swap_prefetch_list_unlink(struct swap_prefetch_list *l,
@@ -141,8 +209,7 @@ static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
 		__swap_prefetch_list_unlink(l, e);
 		*recycled = true;
 	} else {
-		e = kmem_cache_alloc(swap_prefetch_entry_cache,
-				     SWAP_PREFETCH_ENTRY_GFP);
+		e = __swap_prefetch_entry_get(l);
 		if (!e)
 			return -ENOMEM;
 	}
@@ -150,7 +217,7 @@ static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
 	e->entry = entry;
 	if (xa_is_err(xa_store(index, swp_offset(entry), e,
 			       SWAP_PREFETCH_ENTRY_GFP))) {
-		kmem_cache_free(swap_prefetch_entry_cache, e);
+		__swap_prefetch_entry_put(l, e);
 		return -ENOMEM;
 	}
 	list_add(&e->lru, &l->mru);
@@ -240,7 +307,7 @@ VISIBLE_IF_KUNIT long swap_prefetch_list_del(struct swap_prefetch_list *l,
 		if (!e)
 			continue;
 		__swap_prefetch_list_unlink(l, e);
-		kmem_cache_free(swap_prefetch_entry_cache, e);
+		__swap_prefetch_entry_put(l, e);
 		removed++;
 	}
 	spin_unlock(&l->lock);
@@ -268,7 +335,7 @@ VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *
 		e = list_first_entry(&l->mru, struct swap_prefetch_entry, lru);
 		entries[nr++] = e->entry;
 		__swap_prefetch_list_unlink(l, e);
-		kmem_cache_free(swap_prefetch_entry_cache, e);
+		__swap_prefetch_entry_put(l, e);
 	}
 	spin_unlock(&l->lock);
 	return nr;
@@ -291,7 +358,7 @@ swap_prefetch_list_purge_type(struct swap_prefetch_list *l, int type)
 	spin_lock(&l->lock);
 	xa_for_each(&l->index[type], offset, e) {
 		__swap_prefetch_list_unlink(l, e);
-		kmem_cache_free(swap_prefetch_entry_cache, e);
+		__swap_prefetch_entry_put(l, e);
 		removed++;
 	}
 	spin_unlock(&l->lock);
@@ -314,9 +381,14 @@ static void swap_prefetch_list_purge(struct swap_prefetch_list *l)
  */
 VISIBLE_IF_KUNIT void swap_prefetch_list_destroy(struct swap_prefetch_list *l)
 {
+	struct swap_prefetch_entry *e, *tmp;
 	int type;
 
 	swap_prefetch_list_purge(l);
+	list_for_each_entry_safe(e, tmp, &l->pool, lru)
+		kmem_cache_free(swap_prefetch_entry_cache, e);
+	INIT_LIST_HEAD(&l->pool);
+	l->nr_pool = 0;
 	for (type = 0; type < MAX_SWAPFILES; type++)
 		xa_destroy(&l->index[type]);
 }
@@ -509,6 +581,7 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 		count_vm_event(SWAP_PREFETCH_CONTENDED);
 		return;
 	}
+	count_vm_events(SWAP_PREFETCH_NOMEM, nr - added);
 	count_vm_events(SWAP_PREFETCH_RECORDED, added);
 	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
 	/* kprefetchd sleeps without a timeout while there is nothing to do. */
@@ -521,7 +594,8 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
  * @entry: the first swap entry
  * @nr: how many entries
  *
- * Called from add_to_swap_cache().  Never waits.
+ * Called from add_to_swap_cache(), and when swap slots are freed, under
+ * si->lock and maybe with IRQs off.  Never waits.
  */
 void __swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
 {
@@ -877,6 +951,10 @@ static int kprefetchd(void *unused)
 	set_task_ioprio(current, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
 
 	while (!kthread_should_stop()) {
+		/* Spares for the next swap storm, while memory is free. */
+		if (READ_ONCE(sysctl_swap_prefetch))
+			swap_prefetch_list_refill(&swap_prefetch_global,
+						  GFP_NOWAIT | __GFP_NOWARN);
 		kprefetchd_wait_work();
 		if (kthread_should_stop())
 			break;

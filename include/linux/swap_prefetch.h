@@ -110,6 +110,10 @@ static inline bool current_is_kprefetchd(void)
  * @index: per swap type, swap offset -> entry, for O(1) removal
  * @nr: entries on @mru
  * @max: cap on @nr; the oldest entry is recycled beyond it
+ * @pool: spare entries, filled by kprefetchd, so that reclaim need not
+ *	allocate while memory is short
+ * @nr_pool: entries on @pool
+ * @pool_max: cap on @nr_pool
  * @nr_contended: updates skipped because @lock was contended
  */
 struct swap_prefetch_list {
@@ -118,6 +122,9 @@ struct swap_prefetch_list {
 	struct xarray index[MAX_SWAPFILES];
 	unsigned long nr;
 	unsigned long max;
+	struct list_head pool;
+	unsigned long nr_pool;
+	unsigned long pool_max;
 	atomic_long_t nr_contended;
 };
 
@@ -210,6 +217,8 @@ struct swap_prefetch_tunables {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int swap_prefetch_list_init(struct swap_prefetch_list *l, unsigned long max);
+unsigned long swap_prefetch_list_refill(struct swap_prefetch_list *l,
+					gfp_t gfp);
 void swap_prefetch_list_destroy(struct swap_prefetch_list *l);
 long swap_prefetch_list_add(struct swap_prefetch_list *l, swp_entry_t entry,
 			    unsigned long nr, unsigned long *recycled);

@@ -202,6 +202,28 @@ static void swap_prefetch_test_list_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 4), 0U);
 }
 
+static void swap_prefetch_test_list_pool(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 64);
+	swp_entry_t got[4];
+
+	/* Spares: an eighth of the cap, never more. */
+	KUNIT_EXPECT_EQ(test, l->pool_max, 8UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 8UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 0UL);
+	/* Recording takes spares first... */
+	add_one(test, l, 1);
+	add_one(test, l, 2);
+	add_one(test, l, 3);
+	KUNIT_EXPECT_EQ(test, l->nr_pool, 5UL);
+	/* ...and entries done with go back to the spares. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 2), 2U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 1), 1L);
+	KUNIT_EXPECT_EQ(test, l->nr_pool, 8UL);
+	KUNIT_EXPECT_EQ(test, l->nr, 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 0UL);
+}
+
 static struct kunit_case swap_prefetch_list_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_list_init),
 	KUNIT_CASE(swap_prefetch_test_list_mru_order),
@@ -212,6 +234,7 @@ static struct kunit_case swap_prefetch_list_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_list_large_folio_cap),
 	KUNIT_CASE(swap_prefetch_test_list_purge_type),
 	KUNIT_CASE(swap_prefetch_test_list_empty),
+	KUNIT_CASE(swap_prefetch_test_list_pool),
 	{}
 };
 

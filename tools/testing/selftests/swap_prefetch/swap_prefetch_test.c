@@ -157,16 +157,39 @@ static bool swapped_out_or_skip(struct ws *w, int enabled, const char *name)
 	return false;
 }
 
+static const char * const counters[] = {
+	"swap_prefetch_recorded", "swap_prefetch_read", "swap_prefetch_stale",
+	"swap_prefetch_skipped", "swap_prefetch_delayed", "pswpout", "pgmajfault",
+};
+
+static void read_counters(long *val)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
+		val[i] = sp_vmstat(counters[i]);
+}
+
 /* Wait until @pct of the set is back, polling; seconds taken or -1. */
 static int wait_resident(struct ws *w, unsigned int pct, int timeout_s)
 {
+	long before[ARRAY_SIZE(counters)], after[ARRAY_SIZE(counters)];
+	size_t i;
 	int s;
 
+	read_counters(before);
 	for (s = 0; s <= timeout_s; s++) {
 		if (sp_count_resident(w->buf, w->len) * 100 >= w->pages * pct)
 			return s;
 		sleep(1);
 	}
+	/* Say why, for whoever reads the TAP log. */
+	read_counters(after);
+	ksft_print_msg("%zu of %zu pages back after %d s; MemFree %ld KiB\n",
+		       sp_count_resident(w->buf, w->len), w->pages, timeout_s,
+		       sp_meminfo("MemFree"));
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
+		ksft_print_msg("  %s +%ld\n", counters[i], after[i] - before[i]);
 	return -1;
 }
 
