@@ -9,13 +9,12 @@
  *
  * Locking:
  *
- * - swap_prefetch_list.lock protects the list's MRU order, its per-type
- *   index XArrays and its count.  It is never taken from IRQ context.  The
+ * - swap_prefetch_list.lock protects the list's MRU order, its hash
+ *   index, its spare entries and its counts.  It is never taken from IRQ context.  The
  *   swap-out and swap-in paths only trylock it and drop their update on
  *   contention: forgetting an entry costs one missed prefetch, waiting
  *   would cost reclaim latency.  kprefetchd, swapoff and the sysctl take it
- *   unconditionally.  It nests outside the index XArrays' own locks, and
- *   nothing else is taken under it.
+ *   unconditionally.  Nothing else is taken under it.
  * - kprefetchd never holds the list lock while reading: it pops a batch
  *   first, so its own add_to_swap_cache() -> swap_prefetch_forget() finds
  *   nothing to remove.
@@ -28,6 +27,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/freezer.h>
+#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/ioprio.h>
 #include <linux/kthread.h>
@@ -79,6 +79,7 @@ static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 /* One tracked swap entry; allocated on the reclaim path, so never waits. */
 struct swap_prefetch_entry {
 	struct list_head lru;
+	struct hlist_node hash;
 	swp_entry_t entry;
 };
 
@@ -88,20 +89,22 @@ struct swap_prefetch_entry {
  * swap_prefetch_list_init - set up an empty tracking list
  * @l: the list
  * @max: how many entries it may hold before recycling the oldest
+ * @gfp: how to allocate the hash index
  *
- * Return: 0, or -EINVAL if @max is 0.
+ * Return: 0, -EINVAL if @max is 0, or -ENOMEM.
  */
 VISIBLE_IF_KUNIT int swap_prefetch_list_init(struct swap_prefetch_list *l,
-					     unsigned long max)
+					     unsigned long max, gfp_t gfp)
 {
-	int type;
-
 	if (!max)
 		return -EINVAL;
+	/* About four entries a bucket when full. */
+	l->hash_bits = clamp_t(int, ilog2(max) - 1, 4, 24);
+	l->hash = kvcalloc(1UL << l->hash_bits, sizeof(*l->hash), gfp);
+	if (!l->hash)
+		return -ENOMEM;
 	spin_lock_init(&l->lock);
 	INIT_LIST_HEAD(&l->mru);
-	for (type = 0; type < MAX_SWAPFILES; type++)
-		xa_init(&l->index[type]);
 	l->nr = 0;
 	l->max = max;
 	INIT_LIST_HEAD(&l->pool);
@@ -177,12 +180,31 @@ VISIBLE_IF_KUNIT unsigned long swap_prefetch_list_refill(struct swap_prefetch_li
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_refill);
 
-/* Unlink and free one entry.  Caller holds l->lock. */
+static struct hlist_head *swap_prefetch_bucket(struct swap_prefetch_list *l,
+						swp_entry_t entry)
+{
+	return &l->hash[hash_long(entry.val, l->hash_bits)];
+}
+
+/* The tracked entry for @entry, or NULL.  Caller holds l->lock. */
+static struct swap_prefetch_entry *
+__swap_prefetch_list_find(struct swap_prefetch_list *l, swp_entry_t entry)
+{
+	struct swap_prefetch_entry *e;
+
+	lockdep_assert_held(&l->lock);
+	hlist_for_each_entry(e, swap_prefetch_bucket(l, entry), hash)
+		if (e->entry.val == entry.val)
+			return e;
+	return NULL;
+}
+
+/* Unlink one entry from list and index.  Caller holds l->lock. */
 static void __swap_prefetch_list_unlink(struct swap_prefetch_list *l,
 					struct swap_prefetch_entry *e)
 {
 	lockdep_assert_held(&l->lock);
-	xa_erase(&l->index[swp_type(e->entry)], swp_offset(e->entry));
+	hlist_del(&e->hash);
 	list_del(&e->lru);
 	l->nr--;
 }
@@ -191,12 +213,11 @@ static void __swap_prefetch_list_unlink(struct swap_prefetch_list *l,
 static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
 					swp_entry_t entry, bool *recycled)
 {
-	struct xarray *index = &l->index[swp_type(entry)];
 	struct swap_prefetch_entry *e;
 
 	lockdep_assert_held(&l->lock);
 	*recycled = false;
-	e = xa_load(index, swp_offset(entry));
+	e = __swap_prefetch_list_find(l, entry);
 	if (e) {
 		/* Swapped out again: it is the newest once more. */
 		list_move(&e->lru, &l->mru);
@@ -215,11 +236,7 @@ static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
 	}
 
 	e->entry = entry;
-	if (xa_is_err(xa_store(index, swp_offset(entry), e,
-			       SWAP_PREFETCH_ENTRY_GFP))) {
-		__swap_prefetch_entry_put(l, e);
-		return -ENOMEM;
-	}
+	hlist_add_head(&e->hash, swap_prefetch_bucket(l, entry));
 	list_add(&e->lru, &l->mru);
 	l->nr++;
 	return 0;
@@ -293,7 +310,6 @@ VISIBLE_IF_KUNIT long swap_prefetch_list_del(struct swap_prefetch_list *l,
 					     swp_entry_t entry,
 					     unsigned long nr)
 {
-	struct xarray *index = &l->index[swp_type(entry)];
 	struct swap_prefetch_entry *e;
 	unsigned long i;
 	long removed = 0;
@@ -303,7 +319,8 @@ VISIBLE_IF_KUNIT long swap_prefetch_list_del(struct swap_prefetch_list *l,
 		return -EBUSY;
 	}
 	for (i = 0; i < nr && l->nr; i++) {
-		e = xa_load(index, swp_offset(entry) + i);
+		e = __swap_prefetch_list_find(l, swp_entry(swp_type(entry),
+							   swp_offset(entry) + i));
 		if (!e)
 			continue;
 		__swap_prefetch_list_unlink(l, e);
@@ -352,11 +369,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_pop);
 VISIBLE_IF_KUNIT unsigned long
 swap_prefetch_list_purge_type(struct swap_prefetch_list *l, int type)
 {
-	struct swap_prefetch_entry *e;
-	unsigned long offset, removed = 0;
+	struct swap_prefetch_entry *e, *tmp;
+	unsigned long removed = 0;
 
+	/* Swapoff is rare: a walk of the whole list is fine. */
 	spin_lock(&l->lock);
-	xa_for_each(&l->index[type], offset, e) {
+	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
+		if (swp_type(e->entry) != type)
+			continue;
 		__swap_prefetch_list_unlink(l, e);
 		__swap_prefetch_entry_put(l, e);
 		removed++;
@@ -369,28 +389,31 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_purge_type);
 /* Forget everything, e.g. when the feature is switched off. */
 static void swap_prefetch_list_purge(struct swap_prefetch_list *l)
 {
-	int type;
+	struct swap_prefetch_entry *e, *tmp;
 
-	for (type = 0; type < MAX_SWAPFILES; type++)
-		swap_prefetch_list_purge_type(l, type);
+	spin_lock(&l->lock);
+	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
+		__swap_prefetch_list_unlink(l, e);
+		__swap_prefetch_entry_put(l, e);
+	}
+	spin_unlock(&l->lock);
 }
 
 /**
- * swap_prefetch_list_destroy - free every entry and index node of a list
+ * swap_prefetch_list_destroy - free every entry and the index of a list
  * @l: the list, no longer reachable by anyone else
  */
 VISIBLE_IF_KUNIT void swap_prefetch_list_destroy(struct swap_prefetch_list *l)
 {
 	struct swap_prefetch_entry *e, *tmp;
-	int type;
 
 	swap_prefetch_list_purge(l);
 	list_for_each_entry_safe(e, tmp, &l->pool, lru)
 		kmem_cache_free(swap_prefetch_entry_cache, e);
 	INIT_LIST_HEAD(&l->pool);
 	l->nr_pool = 0;
-	for (type = 0; type < MAX_SWAPFILES; type++)
-		xa_destroy(&l->index[type]);
+	kvfree(l->hash);
+	l->hash = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_destroy);
 
@@ -1072,11 +1095,13 @@ static int __init swap_prefetch_init(void)
 	/*
 	 * One entry per page of RAM: prefetch can never bring back more than
 	 * fits in free memory, so older entries would only be read to be
-	 * dropped again.  At 32 bytes an entry plus its index slot the cap
-	 * costs at most ~1% of RAM, and only while that much is swapped out;
-	 * the 2005 cap of 5% of RAM worth of entries tracked eight times RAM.
+	 * dropped again.  An entry takes 40 bytes, about 1% of RAM at the cap
+	 * and only while that much is swapped out; the hash index, always
+	 * there, takes 2-4 bytes per page (0.1%).  The 2005 cap, 5% of RAM
+	 * worth of entries, tracked eight times RAM.
 	 */
-	err = swap_prefetch_list_init(&swap_prefetch_global, totalram_pages());
+	err = swap_prefetch_list_init(&swap_prefetch_global, totalram_pages(),
+				      GFP_KERNEL);
 	if (err)
 		goto err_cache;
 

@@ -13,7 +13,6 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
-#include <linux/xarray.h>
 
 #ifdef CONFIG_SWAP_PREFETCH
 
@@ -107,7 +106,9 @@ static inline bool current_is_kprefetchd(void)
  * struct swap_prefetch_list - swapped-out entries, most recent first
  * @lock: protects everything below; only ever trylocked on swap paths
  * @mru: list of &struct swap_prefetch_entry, newest at the head
- * @index: per swap type, swap offset -> entry, for O(1) removal
+ * @hash: swap entry -> entry, for O(1) removal; preallocated, so that
+ *	reclaim never allocates index nodes while memory is short
+ * @hash_bits: log2 of the number of @hash buckets
  * @nr: entries on @mru
  * @max: cap on @nr; the oldest entry is recycled beyond it
  * @pool: spare entries, filled by kprefetchd, so that reclaim need not
@@ -117,9 +118,10 @@ static inline bool current_is_kprefetchd(void)
  * @nr_contended: updates skipped because @lock was contended
  */
 struct swap_prefetch_list {
-	spinlock_t lock;
+	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
 	struct list_head mru;
-	struct xarray index[MAX_SWAPFILES];
+	struct hlist_head *hash;
+	unsigned int hash_bits;
 	unsigned long nr;
 	unsigned long max;
 	struct list_head pool;
@@ -216,7 +218,8 @@ struct swap_prefetch_tunables {
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
-int swap_prefetch_list_init(struct swap_prefetch_list *l, unsigned long max);
+int swap_prefetch_list_init(struct swap_prefetch_list *l, unsigned long max,
+			    gfp_t gfp);
 unsigned long swap_prefetch_list_refill(struct swap_prefetch_list *l,
 					gfp_t gfp);
 void swap_prefetch_list_destroy(struct swap_prefetch_list *l);

@@ -20,7 +20,7 @@ static struct swap_prefetch_list *new_list(struct kunit *test,
 
 	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, l);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_list_init(l, max), 0);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_list_init(l, max, GFP_KERNEL), 0);
 	test->priv = l;
 	return l;
 }
@@ -65,8 +65,11 @@ static void swap_prefetch_test_list_init(struct kunit *test)
 {
 	struct swap_prefetch_list l;
 
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_init(&l, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_init(&l, 1), 0);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_init(&l, 0, GFP_KERNEL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_list_init(&l, 1, GFP_KERNEL), 0);
+	/* Even a tiny list gets a hash of a sane size. */
+	KUNIT_EXPECT_EQ(test, l.hash_bits, 4U);
 	KUNIT_EXPECT_EQ(test, l.nr, 0UL);
 	KUNIT_EXPECT_TRUE(test, list_empty(&l.mru));
 	swap_prefetch_list_destroy(&l);
