@@ -86,7 +86,7 @@ struct swap_prefetch_entry {
 /*
  * Reclaim records an entry for every page it is about to free, and runs
  * when free memory is below the min watermark, where GFP_NOWAIT fails:
- * measured, a third of a 128 MiB swap-out went unrecorded.  __GFP_HIGH
+ * measured, a quarter of a 128 MiB swap-out went unrecorded.  __GFP_HIGH
  * may dip into half of the min reserve; one slab page holds ~100
  * entries, so that costs 1% of what the same reclaim frees.  Never the
  * PF_MEMALLOC reserves, never reclaim, never a wait.
