@@ -234,6 +234,14 @@ static int cgroup_enter(const char *path)
 	return write_file(path, pid);
 }
 
+/* Move into a fresh memory cgroup of our own; false if there is none. */
+static bool enter_test_cgroup(void)
+{
+	return !write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory") &&
+	       !(mkdir(CGROUP_TEST, 0755) && errno != EEXIST) &&
+	       !cgroup_enter(CGROUP_TEST "/cgroup.procs");
+}
+
 static void test_prefetch_happens_memcg(void)
 {
 	const char *name = "prefetch happens after a memory.max squeeze";
@@ -243,9 +251,7 @@ static void test_prefetch_happens_memcg(void)
 	int s;
 
 	fast_pacing(1);
-	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
-	    (mkdir(CGROUP_TEST, 0755) && errno != EEXIST) ||
-	    cgroup_enter(CGROUP_TEST "/cgroup.procs")) {
+	if (!enter_test_cgroup()) {
 		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
 		return;
 	}
@@ -353,9 +359,7 @@ static void test_drops_cheaply(void)
 	struct ws w;
 
 	fast_pacing(1);
-	if (write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
-	    (mkdir(CGROUP_TEST, 0755) && errno != EEXIST) ||
-	    cgroup_enter(CGROUP_TEST "/cgroup.procs")) {
+	if (!enter_test_cgroup()) {
 		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
 		return;
 	}
