@@ -545,9 +545,11 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
  * @t: the tunables
  * @batch: set to the pages this round may read, 0 unless it may read
  *
- * Adaptive pacing doubles the batch and halves the interval each round
- * that finds the VM idle again, so a long idle period is used at the
- * device's speed while a short one costs only the first small batch.
+ * Reading starts once the VM has been quiet for the delay, checked every
+ * interval meanwhile.  Adaptive pacing then doubles the batch and halves
+ * the interval each round that finds the VM idle again, so a long idle
+ * period is used at the device's speed while a short one costs only the
+ * first small batch.
  *
  * Return: the verdict for this round.
  */
@@ -561,6 +563,26 @@ swap_prefetch_pace(struct swap_prefetch_pacer *p,
 
 	if (test_and_clear_bit(0, &p->busy))
 		v = SWAP_PREFETCH_BUSY;
+	if (v == SWAP_PREFETCH_BUSY) {
+		p->last_busy = now;
+		p->seen_busy = true;
+		p->streak = 0;
+		/*
+		 * Look again soon: the delay runs from the last activity
+		 * seen, not from the check that saw it, so that a swap storm
+		 * ending just after a check costs one delay, not two.
+		 */
+		p->next = now + min(t->interval, t->delay);
+		*batch = 0;
+		return v;
+	}
+	if (v == SWAP_PREFETCH_GO && p->seen_busy &&
+	    time_before(now, p->last_busy + t->delay)) {
+		/* Quiet, but not for the whole delay yet. */
+		p->next = p->last_busy + t->delay;
+		*batch = 0;
+		return SWAP_PREFETCH_BUSY;
+	}
 	if (v != SWAP_PREFETCH_GO) {
 		p->streak = 0;
 		p->next = now + t->delay;
@@ -964,8 +986,9 @@ static void kprefetchd_wait_work(void)
 		 * baseline of the activity counters.
 		 */
 		kprefetchd_activity_since_last();
+		swap_prefetch_mark_busy(&kprefetchd_pacer);
 		kprefetchd_pacer.next = jiffies +
-			msecs_to_jiffies(READ_ONCE(swap_prefetch_delay_ms));
+			msecs_to_jiffies(READ_ONCE(swap_prefetch_interval_ms));
 		return;
 	}
 	if (time_before(now, kprefetchd_pacer.next))

@@ -195,17 +195,21 @@ enum swap_prefetch_activity_item {
  * struct swap_prefetch_pacer - when the next round may run, and how big
  * @busy: bit 0 is set when activity is seen, cleared by the next round
  * @next: jiffies of the next attempt
+ * @last_busy: jiffies of the last round that found the VM busy
+ * @seen_busy: @last_busy is valid
  * @streak: consecutive rounds that found the VM idle
  */
 struct swap_prefetch_pacer {
 	unsigned long busy;
 	unsigned long next;
+	unsigned long last_busy;
+	bool seen_busy;
 	unsigned int streak;
 };
 
 /**
  * struct swap_prefetch_tunables - the sysctls, as one round reads them
- * @delay: jiffies to wait after the VM was found busy
+ * @delay: jiffies the VM must stay quiet before prefetch reads
  * @interval: jiffies between the first idle rounds
  * @batch: pages read by the first idle round
  * @adaptive: double the batch and halve the interval every idle round

@@ -452,14 +452,24 @@ static void swap_prefetch_test_pace_busy_once(struct kunit *test)
 
 	swap_prefetch_mark_busy(&p);
 	swap_prefetch_mark_busy(&p);
-	/* A busy mark pushes the next attempt back by the delay... */
+	/* A busy mark: no read, look again after the interval... */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.next, now + 100);
+	KUNIT_EXPECT_EQ(test, batch, 0U);
+	/* ...where, quiet since, reading still waits for the delay... */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 100,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.next, now + 500);
 	KUNIT_EXPECT_EQ(test, batch, 0U);
-	/* ...and is consumed by that round, however often it was set. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, p.next,
+	/* ...counted from the busy round: the mark was consumed once. */
+	KUNIT_EXPECT_EQ(test, p.last_busy, now);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 499,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 500,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_GO);
 	KUNIT_EXPECT_EQ(test, p.next, now + 500 + 100);
@@ -479,18 +489,37 @@ static void swap_prefetch_test_pace_snapshot(struct kunit *test)
 	s.activity = true;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
 						 &batch), SWAP_PREFETCH_BUSY);
-	KUNIT_EXPECT_EQ(test, p.next, now + 500);
-	/* Any other reason not to prefetch also waits the full delay. */
+	KUNIT_EXPECT_EQ(test, p.next, now + 100);
+	/* Any other reason not to prefetch waits the full delay. */
 	s.activity = false;
 	s.writeback = 1;
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
-						 &batch), SWAP_PREFETCH_WRITEBACK);
-	KUNIT_EXPECT_EQ(test, p.next, now + 500);
-	/* Jiffies wrap. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 100,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_WRITEBACK);
+	KUNIT_EXPECT_EQ(test, p.next, now + 100 + 500);
+	KUNIT_EXPECT_EQ(test, batch, 0U);
+}
+
+static void swap_prefetch_test_pace_wrap(struct kunit *test)
+{
+	struct swap_prefetch_pacer p = { };
+	const unsigned long busy_at = ULONG_MAX - 10;
+	unsigned int batch;
+
+	/* The quiet period spans the jiffies wrap. */
+	swap_prefetch_mark_busy(&p);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, busy_at,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot,
-						 ULONG_MAX - 10, &fixed_pacing,
-						 &batch), SWAP_PREFETCH_GO);
-	KUNIT_EXPECT_TRUE(test, time_after(p.next, ULONG_MAX - 10));
+						 busy_at + 499, &fixed_pacing,
+						 &batch),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot,
+						 busy_at + 500, &fixed_pacing,
+						 &batch),
+			SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_TRUE(test, time_after(p.next, busy_at + 500));
 }
 
 static void swap_prefetch_test_pace_fixed(struct kunit *test)
@@ -538,10 +567,10 @@ static void swap_prefetch_test_pace_adaptive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &busy, 0, &t, &batch),
 			SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.streak, 0U);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, 0, &t,
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, 500, &t,
 						 &batch), SWAP_PREFETCH_GO);
 	KUNIT_EXPECT_EQ(test, batch, 32U);
-	KUNIT_EXPECT_EQ(test, p.next, 100UL);
+	KUNIT_EXPECT_EQ(test, p.next, 600UL);
 }
 
 static void swap_prefetch_test_memcg_room_ok(struct kunit *test)
@@ -565,6 +594,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_activity_seen),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
+	KUNIT_CASE(swap_prefetch_test_pace_wrap),
 	KUNIT_CASE(swap_prefetch_test_pace_fixed),
 	KUNIT_CASE(swap_prefetch_test_pace_adaptive),
 	KUNIT_CASE(swap_prefetch_test_memcg_room_ok),
