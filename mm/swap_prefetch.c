@@ -73,6 +73,8 @@ static struct swap_prefetch_list swap_prefetch_global;
 static struct swap_prefetch_pacer kprefetchd_pacer;
 static unsigned long kprefetchd_events[NR_VM_EVENT_ITEMS];
 static unsigned long kprefetchd_activity[NR_SWAP_PREFETCH_ACT];
+/* Pages kprefetchd allocated itself: not foreground allocation. */
+static unsigned long kprefetchd_own_allocs;
 static swp_entry_t kprefetchd_batch[SWAP_PREFETCH_BATCH_MAX];
 static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 
@@ -513,16 +515,22 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_idle_verdict);
  * @prev: activity counters at the previous check
  * @cur: activity counters now
  *
- * Return: true if any counter moved.
+ * Return: true if any counter moved, or others allocated more than
+ * %SWAP_PREFETCH_ALLOC_SLACK pages.
  */
 VISIBLE_IF_KUNIT bool swap_prefetch_activity_seen(const unsigned long *prev,
 						  const unsigned long *cur)
 {
 	int i;
 
-	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++)
-		if (prev[i] != cur[i])
+	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
+		if (i == SWAP_PREFETCH_ACT_ALLOC) {
+			if (cur[i] - prev[i] > SWAP_PREFETCH_ALLOC_SLACK)
+				return true;
+		} else if (prev[i] != cur[i]) {
 			return true;
+		}
+	}
 	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_activity_seen);
@@ -671,7 +679,7 @@ void swap_prefetch_forget_type(int type)
 	count_vm_events(SWAP_PREFETCH_STALE, removed);
 }
 
-/* Sum the VM events that show reclaim, swapping or faulting since boot. */
+/* Sum the VM events that show reclaim, swapping, faulting or allocation. */
 static void kprefetchd_read_activity(unsigned long *act)
 {
 	int zid;
@@ -686,6 +694,11 @@ static void kprefetchd_read_activity(unsigned long *act)
 	act[SWAP_PREFETCH_ACT_SCAN_KSWAPD] = kprefetchd_events[PGSCAN_KSWAPD];
 	act[SWAP_PREFETCH_ACT_SCAN_DIRECT] = kprefetchd_events[PGSCAN_DIRECT];
 	act[SWAP_PREFETCH_ACT_OOM_KILL] = kprefetchd_events[OOM_KILL];
+	act[SWAP_PREFETCH_ACT_ALLOC] = 0;
+	for (zid = 0; zid < MAX_NR_ZONES; zid++)
+		act[SWAP_PREFETCH_ACT_ALLOC] +=
+			kprefetchd_events[PGALLOC_NORMAL - ZONE_NORMAL + zid];
+	act[SWAP_PREFETCH_ACT_ALLOC] -= kprefetchd_own_allocs;
 }
 
 /* Did the VM work since the last call?  Updates the baseline. */
@@ -915,6 +928,7 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 		if (outcome == KPREFETCHD_FAILED)
 			break;
 		nr_read += outcome == KPREFETCHD_READ;
+		kprefetchd_own_allocs += outcome == KPREFETCHD_READ;
 		nr_stale += outcome == KPREFETCHD_STALE;
 		nr_skipped += outcome == KPREFETCHD_SKIPPED;
 	}

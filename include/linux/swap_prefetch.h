@@ -183,8 +183,15 @@ enum swap_prefetch_activity_item {
 	SWAP_PREFETCH_ACT_SCAN_KSWAPD,
 	SWAP_PREFETCH_ACT_SCAN_DIRECT,
 	SWAP_PREFETCH_ACT_OOM_KILL,
+	SWAP_PREFETCH_ACT_ALLOC,	/* pages allocated, not by kprefetchd */
 	NR_SWAP_PREFETCH_ACT,
 };
+
+/*
+ * Pages others may allocate between two checks of an idle VM: a job that
+ * allocates more is about to need the memory prefetch would fill.
+ */
+#define SWAP_PREFETCH_ALLOC_SLACK	256
 
 /* The largest batch a round may read: 4 MiB of 4 KiB pages. */
 #define SWAP_PREFETCH_BATCH_MAX		1024

@@ -430,6 +430,15 @@ static void swap_prefetch_test_activity_seen(struct kunit *test)
 
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
 	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
+		if (i == SWAP_PREFETCH_ACT_ALLOC) {
+			/* Some allocation is idle noise, more is not. */
+			cur[i] = SWAP_PREFETCH_ALLOC_SLACK;
+			KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
+			cur[i] = SWAP_PREFETCH_ALLOC_SLACK + 1;
+			KUNIT_EXPECT_TRUE(test, swap_prefetch_activity_seen(prev, cur));
+			prev[i] = cur[i];
+			continue;
+		}
 		cur[i] = 1;
 		KUNIT_EXPECT_TRUE_MSG(test,
 				      swap_prefetch_activity_seen(prev, cur),
