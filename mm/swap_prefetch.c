@@ -370,6 +370,26 @@ VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_pop);
 
+/* Forget the entries of swap @type, or all of them if @type < 0. */
+static unsigned long __swap_prefetch_list_purge(struct swap_prefetch_list *l,
+						int type)
+{
+	struct swap_prefetch_entry *e, *tmp;
+	unsigned long removed = 0;
+
+	/* Swapoff and switching off are rare: a walk of the list is fine. */
+	spin_lock(&l->lock);
+	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
+		if (type >= 0 && swp_type(e->entry) != type)
+			continue;
+		__swap_prefetch_list_unlink(l, e);
+		__swap_prefetch_entry_put(l, e);
+		removed++;
+	}
+	spin_unlock(&l->lock);
+	return removed;
+}
+
 /**
  * swap_prefetch_list_purge_type - forget every entry of one swap device
  * @l: the list
@@ -380,34 +400,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_pop);
 VISIBLE_IF_KUNIT unsigned long
 swap_prefetch_list_purge_type(struct swap_prefetch_list *l, int type)
 {
-	struct swap_prefetch_entry *e, *tmp;
-	unsigned long removed = 0;
-
-	/* Swapoff is rare: a walk of the whole list is fine. */
-	spin_lock(&l->lock);
-	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
-		if (swp_type(e->entry) != type)
-			continue;
-		__swap_prefetch_list_unlink(l, e);
-		__swap_prefetch_entry_put(l, e);
-		removed++;
-	}
-	spin_unlock(&l->lock);
-	return removed;
+	return __swap_prefetch_list_purge(l, type);
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_purge_type);
 
 /* Forget everything, e.g. when the feature is switched off. */
 static void swap_prefetch_list_purge(struct swap_prefetch_list *l)
 {
-	struct swap_prefetch_entry *e, *tmp;
-
-	spin_lock(&l->lock);
-	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
-		__swap_prefetch_list_unlink(l, e);
-		__swap_prefetch_entry_put(l, e);
-	}
-	spin_unlock(&l->lock);
+	__swap_prefetch_list_purge(l, -1);
 }
 
 /**
