@@ -46,6 +46,9 @@
 
 #include "swap.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/swap_prefetch.h>
+
 DEFINE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
 struct task_struct *kprefetchd_task __read_mostly;
 
@@ -511,29 +514,29 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_idle_verdict);
 
 /**
- * swap_prefetch_activity_seen - did the VM work between two checks?
+ * swap_prefetch_activity_mask - what did the VM do between two checks?
  * @prev: activity counters at the previous check
  * @cur: activity counters now
  *
- * Return: true if any counter moved, or others allocated more than
- * %SWAP_PREFETCH_ALLOC_SLACK pages.
+ * Return: a mask of BIT(&enum swap_prefetch_activity_item) for each counter
+ * that moved; allocations by others count only beyond
+ * %SWAP_PREFETCH_ALLOC_SLACK pages.  0 means idle.
  */
-VISIBLE_IF_KUNIT bool swap_prefetch_activity_seen(const unsigned long *prev,
-						  const unsigned long *cur)
+VISIBLE_IF_KUNIT unsigned int
+swap_prefetch_activity_mask(const unsigned long *prev, const unsigned long *cur)
 {
-	int i;
+	unsigned int i, mask = 0;
 
 	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
-		if (i == SWAP_PREFETCH_ACT_ALLOC) {
-			if (cur[i] - prev[i] > SWAP_PREFETCH_ALLOC_SLACK)
-				return true;
-		} else if (prev[i] != cur[i]) {
-			return true;
-		}
+		unsigned long delta = cur[i] - prev[i];
+
+		if (i == SWAP_PREFETCH_ACT_ALLOC ?
+		    delta > SWAP_PREFETCH_ALLOC_SLACK : delta)
+			mask |= BIT(i);
 	}
-	return false;
+	return mask;
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_activity_seen);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_activity_mask);
 
 /**
  * swap_prefetch_mark_busy - note VM activity for the next round
@@ -546,6 +549,32 @@ VISIBLE_IF_KUNIT void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p)
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
 
 /**
+ * swap_prefetch_recheck - how soon to look again after a verdict
+ * @v: a verdict other than %SWAP_PREFETCH_GO
+ * @t: the tunables
+ *
+ * Activity, writeback and dirtying come and go: look again every interval,
+ * so that reading starts one delay after they end, not up to two delays.
+ * A lack of room lasts: look again after the delay.
+ *
+ * Return: the time to the next check, in jiffies.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_recheck(enum swap_prefetch_verdict v,
+		      const struct swap_prefetch_tunables *t)
+{
+	switch (v) {
+	case SWAP_PREFETCH_BUSY:
+	case SWAP_PREFETCH_WRITEBACK:
+	case SWAP_PREFETCH_DIRTY:
+		return min(t->interval, t->delay);
+	default:
+		return t->delay;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_recheck);
+
+/**
  * swap_prefetch_pace - decide a round, its size, and when the next one runs
  * @p: the pacer; its busy mark is consumed
  * @s: a snapshot of the VM
@@ -553,11 +582,10 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
  * @t: the tunables
  * @batch: set to the pages this round may read, 0 unless it may read
  *
- * Reading starts once the VM has been quiet for the delay, checked every
- * interval meanwhile.  Adaptive pacing then doubles the batch and halves
- * the interval each round that finds the VM idle again, so a long idle
- * period is used at the device's speed while a short one costs only the
- * first small batch.
+ * Reading starts once every check for the delay found the VM idle.
+ * Adaptive pacing then doubles the batch and quarters the interval each
+ * round that finds the VM idle again, so a long idle period is used at
+ * the device's speed while a short one costs only the first small batch.
  *
  * Return: the verdict for this round.
  */
@@ -571,35 +599,29 @@ swap_prefetch_pace(struct swap_prefetch_pacer *p,
 
 	if (test_and_clear_bit(0, &p->busy))
 		v = SWAP_PREFETCH_BUSY;
-	if (v == SWAP_PREFETCH_BUSY) {
+	if (v != SWAP_PREFETCH_GO) {
+		/*
+		 * The delay runs from the last check that found the VM not
+		 * idle, for any reason: a writeback loop with short gaps
+		 * must not let a round slip into one of them.
+		 */
 		p->last_busy = now;
 		p->seen_busy = true;
 		p->streak = 0;
-		/*
-		 * Look again soon: the delay runs from the last activity
-		 * seen, not from the check that saw it, so that a swap storm
-		 * ending just after a check costs one delay, not two.
-		 */
-		p->next = now + min(t->interval, t->delay);
+		p->next = now + swap_prefetch_recheck(v, t);
 		*batch = 0;
 		return v;
 	}
-	if (v == SWAP_PREFETCH_GO && p->seen_busy &&
-	    time_before(now, p->last_busy + t->delay)) {
+	if (p->seen_busy && time_before(now, p->last_busy + t->delay)) {
 		/* Quiet, but not for the whole delay yet. */
 		p->next = p->last_busy + t->delay;
 		*batch = 0;
 		return SWAP_PREFETCH_BUSY;
 	}
-	if (v != SWAP_PREFETCH_GO) {
-		p->streak = 0;
-		p->next = now + t->delay;
-		*batch = 0;
-		return v;
-	}
 	*batch = min_t(unsigned long, (unsigned long)t->batch << shift,
 		       SWAP_PREFETCH_BATCH_MAX);
-	p->next = now + (t->interval >> shift);
+	/* Quartered: the ramp to full speed costs 1.3 intervals, not 2. */
+	p->next = now + (t->interval >> min(2 * shift, BITS_PER_LONG - 1));
 	p->streak = min(p->streak + 1, SWAP_PREFETCH_MAX_STREAK);
 	return v;
 }
@@ -701,16 +723,16 @@ static void kprefetchd_read_activity(unsigned long *act)
 	act[SWAP_PREFETCH_ACT_ALLOC] -= kprefetchd_own_allocs;
 }
 
-/* Did the VM work since the last call?  Updates the baseline. */
-static bool kprefetchd_activity_since_last(void)
+/* What did the VM do since the last call?  Updates the baseline. */
+static unsigned int kprefetchd_activity_since_last(void)
 {
 	unsigned long cur[NR_SWAP_PREFETCH_ACT];
-	bool seen;
+	unsigned int mask;
 
 	kprefetchd_read_activity(cur);
-	seen = swap_prefetch_activity_seen(kprefetchd_activity, cur);
+	mask = swap_prefetch_activity_mask(kprefetchd_activity, cur);
 	memcpy(kprefetchd_activity, cur, sizeof(cur));
-	return seen;
+	return mask;
 }
 
 /* Count the populated zones, on all nodes, without room for prefetch. */
@@ -892,7 +914,7 @@ static bool kprefetchd_activity_peek(void)
 	unsigned long cur[NR_SWAP_PREFETCH_ACT];
 
 	kprefetchd_read_activity(cur);
-	return swap_prefetch_activity_seen(kprefetchd_activity, cur);
+	return swap_prefetch_activity_mask(kprefetchd_activity, cur);
 }
 
 /* How often a round looks for foreground activity, in pages. */
@@ -903,11 +925,14 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 {
 	struct mempolicy *mpol = get_task_policy(current);
 	unsigned int i, nr, nr_read = 0, nr_stale = 0, nr_skipped = 0;
+	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
 	struct swap_iocb *splug = NULL;
 	struct blk_plug plug;
 
 	nr = swap_prefetch_list_pop(&swap_prefetch_global, kprefetchd_batch,
 				    batch);
+	if (nr < batch)
+		stop = SWAP_PREFETCH_STOP_EMPTY;
 	/* Seek order on rotating disks; the batch is small. */
 	sort(kprefetchd_batch, nr, sizeof(swp_entry_t), swp_entry_cmp, NULL);
 
@@ -916,17 +941,26 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 		enum kprefetchd_outcome outcome;
 
 		/* Watermarks may have moved since the round began. */
-		if (kprefetchd_zones_short() || kthread_should_stop())
+		if (kprefetchd_zones_short()) {
+			stop = SWAP_PREFETCH_STOP_LOW_FREE;
 			break;
+		}
+		if (kthread_should_stop()) {
+			stop = SWAP_PREFETCH_STOP_EXIT;
+			break;
+		}
 		if (i && !(i % KPREFETCHD_CHECK_EVERY) &&
 		    kprefetchd_activity_peek()) {
 			swap_prefetch_mark_busy(&kprefetchd_pacer);
+			stop = SWAP_PREFETCH_STOP_BUSY;
 			break;
 		}
 		outcome = kprefetchd_read_one(kprefetchd_batch[i], mpol, &splug,
 					      &kprefetchd_folios[nr_read]);
-		if (outcome == KPREFETCHD_FAILED)
+		if (outcome == KPREFETCHD_FAILED) {
+			stop = SWAP_PREFETCH_STOP_NOMEM;
 			break;
+		}
 		nr_read += outcome == KPREFETCHD_READ;
 		kprefetchd_own_allocs += outcome == KPREFETCHD_READ;
 		nr_stale += outcome == KPREFETCHD_STALE;
@@ -942,6 +976,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 	count_vm_events(SWAP_PREFETCH_READ, nr_read);
 	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
 	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
+	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
+				  READ_ONCE(swap_prefetch_global.nr));
 
 	/*
 	 * Wait for this round's reads before the next round is paced: at
@@ -963,6 +999,14 @@ static void kprefetchd_read_tunables(struct swap_prefetch_tunables *t)
 	t->adaptive = READ_ONCE(swap_prefetch_adaptive);
 }
 
+/* For the trace: how long until kprefetchd looks again. */
+static unsigned int kprefetchd_ms_to_next(void)
+{
+	long left = (long)(kprefetchd_pacer.next - jiffies);
+
+	return left > 0 ? jiffies_to_msecs(left) : 0;
+}
+
 static void kprefetchd_do_round(void)
 {
 	struct swap_prefetch_snapshot snap;
@@ -976,6 +1020,9 @@ static void kprefetchd_do_round(void)
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		count_vm_event(SWAP_PREFETCH_DELAYED);
+		trace_swap_prefetch_delay(verdict, snap.activity,
+					  kprefetchd_ms_to_next(),
+					  READ_ONCE(swap_prefetch_global.nr));
 		return;
 	}
 	kprefetchd_read_batch(batch);

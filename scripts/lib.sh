@@ -168,6 +168,7 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t tmpfs tmp /tmp
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 echo "guest: $(uname -r), $(grep MemTotal /proc/meminfo)"
 if mkswap /dev/vda >/dev/null && swapon /dev/vda; then
 	echo "guest: swap on /dev/vda: $(grep SwapTotal /proc/meminfo)"
@@ -192,8 +193,11 @@ run_guest() {
 	iops=${GUEST_DISK_IOPS:-500}
 	accel=$(qemu_accel "$GUEST_KERNEL")
 	swapimg=$CACHE/swap.img
-	rm -f "$swapimg"
+	scratchimg=$CACHE/scratch.img
+	rm -f "$swapimg" "$scratchimg"
 	truncate -s "${swap_mib}M" "$swapimg"
+	# /dev/vdb: a disk the writeback test may overwrite.
+	truncate -s 64M "$scratchimg"
 	case $accel in
 	kvm) accel_opt="-enable-kvm -cpu host" ;;
 	*) accel_opt="-accel tcg" ;;
@@ -206,8 +210,9 @@ run_guest() {
 		-kernel "$GUEST_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4" \
 		-drive "file=$swapimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
+		-drive "file=$scratchimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
 		</dev/null >"$log" 2>&1 || rc=$?
-	rm -f "$swapimg"
+	rm -f "$swapimg" "$scratchimg"
 	if [ $rc -ne 0 ] || ! grep -q "payload exit status" "$log"; then
 		tail -20 "$log" >&2
 		msg "guest failed: QEMU status $rc (124: timeout), console in $log"

@@ -142,7 +142,9 @@ struct swap_prefetch_zone_snap {
 
 /**
  * struct swap_prefetch_snapshot - what the idle check looks at, in pages
- * @activity: swap-in, swap-out, reclaim or OOM events since the last check
+ * @activity: what moved since the last check, a mask of
+ *	BIT(&enum swap_prefetch_activity_item): swap-out, major fault,
+ *	reclaim, OOM kill or allocations by others
  * @zones_short: populated zones without enough free pages
  * @writeback: pages under writeback
  * @dirty: dirty file pages
@@ -153,7 +155,7 @@ struct swap_prefetch_zone_snap {
  * @swap_full: more than half of swap is in use
  */
 struct swap_prefetch_snapshot {
-	bool activity;
+	unsigned int activity;
 	unsigned int zones_short;
 	unsigned long writeback;
 	unsigned long dirty;
@@ -173,6 +175,16 @@ enum swap_prefetch_verdict {
 	SWAP_PREFETCH_DIRTY,
 	SWAP_PREFETCH_MAPPED,
 	SWAP_PREFETCH_SWAP_FULL,
+};
+
+/* Why a round stopped reading; reported by trace events. */
+enum swap_prefetch_stop {
+	SWAP_PREFETCH_STOP_DONE,	/* read its whole batch */
+	SWAP_PREFETCH_STOP_EMPTY,	/* nothing left to read */
+	SWAP_PREFETCH_STOP_LOW_FREE,	/* a zone fell below the mark */
+	SWAP_PREFETCH_STOP_BUSY,	/* foreground activity started */
+	SWAP_PREFETCH_STOP_NOMEM,	/* a folio could not be had */
+	SWAP_PREFETCH_STOP_EXIT,	/* kprefetchd is stopping */
 };
 
 /* VM events whose change between two checks means "not idle". */
@@ -202,7 +214,7 @@ enum swap_prefetch_activity_item {
  * struct swap_prefetch_pacer - when the next round may run, and how big
  * @busy: bit 0 is set when activity is seen, cleared by the next round
  * @next: jiffies of the next attempt
- * @last_busy: jiffies of the last round that found the VM busy
+ * @last_busy: jiffies of the last check that found the VM not idle
  * @seen_busy: @last_busy is valid
  * @streak: consecutive rounds that found the VM idle
  */
@@ -219,7 +231,7 @@ struct swap_prefetch_pacer {
  * @delay: jiffies the VM must stay quiet before prefetch reads
  * @interval: jiffies between the first idle rounds
  * @batch: pages read by the first idle round
- * @adaptive: double the batch and halve the interval every idle round
+ * @adaptive: double the batch and quarter the interval every idle round
  */
 struct swap_prefetch_tunables {
 	unsigned long delay;
@@ -248,9 +260,11 @@ unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 unsigned long swap_prefetch_dirty_limit(unsigned long totalram);
 enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);
-bool swap_prefetch_activity_seen(const unsigned long *prev,
-				 const unsigned long *cur);
+unsigned int swap_prefetch_activity_mask(const unsigned long *prev,
+					 const unsigned long *cur);
 void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);
+unsigned long swap_prefetch_recheck(enum swap_prefetch_verdict v,
+				    const struct swap_prefetch_tunables *t);
 enum swap_prefetch_verdict
 swap_prefetch_pace(struct swap_prefetch_pacer *p,
 		   const struct swap_prefetch_snapshot *s, unsigned long now,

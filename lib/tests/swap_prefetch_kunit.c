@@ -310,7 +310,8 @@ struct verdict_case {
 
 static const struct verdict_case verdict_cases[] = {
 	{ "idle", { .totalram = TEST_TOTALRAM }, SWAP_PREFETCH_GO },
-	{ "activity", { .totalram = TEST_TOTALRAM, .activity = true },
+	{ "activity", { .totalram = TEST_TOTALRAM,
+			.activity = BIT(SWAP_PREFETCH_ACT_MAJFAULT) },
 	  SWAP_PREFETCH_BUSY },
 	{ "swap_full", { .totalram = TEST_TOTALRAM, .swap_full = true },
 	  SWAP_PREFETCH_SWAP_FULL },
@@ -339,8 +340,9 @@ static const struct verdict_case verdict_cases[] = {
 	{ "mapped_slab_swapcache_above",
 	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
 	    .swapcache = MAPPED_LIMIT - 299 }, SWAP_PREFETCH_MAPPED },
-	/* Activity wins over everything else: it sets the longer delay. */
-	{ "activity_and_dirty", { .totalram = TEST_TOTALRAM, .activity = true,
+	/* Activity is reported first: the trace names what moved. */
+	{ "activity_and_dirty", { .totalram = TEST_TOTALRAM,
+				  .activity = BIT(SWAP_PREFETCH_ACT_ALLOC),
 				  .dirty = DIRTY_LIMIT },
 	  SWAP_PREFETCH_BUSY },
 };
@@ -422,30 +424,44 @@ static void swap_prefetch_test_dirty_limit(struct kunit *test)
 			TEST_TOTALRAM / 256);
 }
 
-static void swap_prefetch_test_activity_seen(struct kunit *test)
+static void swap_prefetch_test_activity_mask(struct kunit *test)
 {
 	unsigned long prev[NR_SWAP_PREFETCH_ACT] = { 0 };
 	unsigned long cur[NR_SWAP_PREFETCH_ACT] = { 0 };
 	int i;
 
-	KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
+	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
 	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
 		if (i == SWAP_PREFETCH_ACT_ALLOC) {
 			/* Some allocation is idle noise, more is not. */
 			cur[i] = SWAP_PREFETCH_ALLOC_SLACK;
-			KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
+			KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
 			cur[i] = SWAP_PREFETCH_ALLOC_SLACK + 1;
-			KUNIT_EXPECT_TRUE(test, swap_prefetch_activity_seen(prev, cur));
+			KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
+					BIT(i));
 			prev[i] = cur[i];
 			continue;
 		}
 		cur[i] = 1;
-		KUNIT_EXPECT_TRUE_MSG(test,
-				      swap_prefetch_activity_seen(prev, cur),
-				      "counter %d moved", i);
+		KUNIT_EXPECT_EQ_MSG(test, swap_prefetch_activity_mask(prev, cur),
+				    BIT(i), "counter %d moved", i);
 		prev[i] = 1;
-		KUNIT_EXPECT_FALSE(test, swap_prefetch_activity_seen(prev, cur));
+		KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
 	}
+
+	/* Every counter that moved is named, not just the first. */
+	cur[SWAP_PREFETCH_ACT_SWAPOUT] += 10;
+	cur[SWAP_PREFETCH_ACT_OOM_KILL] += 1;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
+			BIT(SWAP_PREFETCH_ACT_SWAPOUT) |
+			BIT(SWAP_PREFETCH_ACT_OOM_KILL));
+
+	/* Counters are free-running: a wrap is a change like any other. */
+	memcpy(prev, cur, sizeof(prev));
+	prev[SWAP_PREFETCH_ACT_MAJFAULT] = ULONG_MAX;
+	cur[SWAP_PREFETCH_ACT_MAJFAULT] = 0;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
+			BIT(SWAP_PREFETCH_ACT_MAJFAULT));
 }
 
 /* The 2005 pacing: 500-jiffy delay, 100-jiffy interval, 32 pages. */
@@ -495,18 +511,50 @@ static void swap_prefetch_test_pace_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
 						 &batch), SWAP_PREFETCH_GO);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100);
-	s.activity = true;
+	s.activity = BIT(SWAP_PREFETCH_ACT_SWAPOUT);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
 						 &batch), SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100);
-	/* Any other reason not to prefetch waits the full delay. */
-	s.activity = false;
+	/* Writeback is foreground I/O: looked at again every interval... */
+	s.activity = 0;
 	s.writeback = 1;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 100,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_WRITEBACK);
-	KUNIT_EXPECT_EQ(test, p.next, now + 100 + 500);
+	KUNIT_EXPECT_EQ(test, p.next, now + 100 + 100);
 	KUNIT_EXPECT_EQ(test, batch, 0U);
+	/* ...and the delay runs from the last check that saw it. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 200,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.next, now + 100 + 500);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 600,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, batch, 32U);
+	/* A lack of room lasts: looked at again after the whole delay. */
+	s.writeback = 0;
+	s.swap_full = true;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 700,
+						 &fixed_pacing, &batch),
+			SWAP_PREFETCH_SWAP_FULL);
+	KUNIT_EXPECT_EQ(test, p.next, now + 700 + 500);
+	KUNIT_EXPECT_EQ(test, batch, 0U);
+}
+
+static void swap_prefetch_test_recheck(struct kunit *test)
+{
+	struct swap_prefetch_tunables t = fixed_pacing;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_BUSY, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_WRITEBACK, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_DIRTY, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_LOW_FREE, &t), 500UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_MAPPED, &t), 500UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_SWAP_FULL, &t), 500UL);
+	/* An interval longer than the delay never postpones the first look. */
+	t.interval = 1000;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_BUSY, &t), 500UL);
 }
 
 static void swap_prefetch_test_pace_wrap(struct kunit *test)
@@ -562,7 +610,7 @@ static void swap_prefetch_test_pace_adaptive(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, batch,
 				    min(32U << round, SWAP_PREFETCH_BATCH_MAX),
 				    "round %u", round);
-		KUNIT_EXPECT_EQ_MSG(test, p.next, 100UL >> round,
+		KUNIT_EXPECT_EQ_MSG(test, p.next, 100UL >> (2 * round),
 				    "round %u", round);
 	}
 	/* The shift saturates instead of overflowing. */
@@ -572,7 +620,7 @@ static void swap_prefetch_test_pace_adaptive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, batch, (unsigned int)SWAP_PREFETCH_BATCH_MAX);
 	KUNIT_EXPECT_EQ(test, p.next, 0UL);
 	/* One busy round starts over from the first small batch. */
-	busy.activity = true;
+	busy.activity = BIT(SWAP_PREFETCH_ACT_SCAN_KSWAPD);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &busy, 0, &t, &batch),
 			SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.streak, 0U);
@@ -600,9 +648,10 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
 	KUNIT_CASE(swap_prefetch_test_zones_short),
 	KUNIT_CASE(swap_prefetch_test_dirty_limit),
-	KUNIT_CASE(swap_prefetch_test_activity_seen),
+	KUNIT_CASE(swap_prefetch_test_activity_mask),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
+	KUNIT_CASE(swap_prefetch_test_recheck),
 	KUNIT_CASE(swap_prefetch_test_pace_wrap),
 	KUNIT_CASE(swap_prefetch_test_pace_fixed),
 	KUNIT_CASE(swap_prefetch_test_pace_adaptive),

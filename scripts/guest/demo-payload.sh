@@ -3,9 +3,14 @@
 # scenario, every variant in the same boot.  W, HOG and IDLE are set by
 # scripts/demo above this line.
 vm() { echo "$2" >"/proc/sys/vm/$1"; }
-kprefetchd_ticks() {
+# CPU time in ns from schedstat (CONFIG_SCHED_INFO); ticks would read 0.
+kprefetchd_cpu_ns() {
 	pid=$(pgrep -x kprefetchd)
-	[ -n "$pid" ] && awk '{ print $14 + $15 }' "/proc/$pid/stat" || echo 0
+	if [ -n "$pid" ] && [ -r "/proc/$pid/schedstat" ]; then
+		awk '{ print $1 }' "/proc/$pid/schedstat"
+	else
+		echo -1
+	fi
 }
 bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev /dev/vda "$@"; }
 
@@ -23,8 +28,9 @@ bench --idle 0 --peer willneed --label willneed
 bench --idle 0 --peer swapoff --label swapoff
 
 vm swap_prefetch 1
-t0=$(kprefetchd_ticks)
+t0=$(kprefetchd_cpu_ns)
 bench --idle "$IDLE" --label prefetch --trace /tmp/trace
-echo "demo: kprefetchd_ticks=$(( $(kprefetchd_ticks) - t0 ))"
+t1=$(kprefetchd_cpu_ns)
+[ "$t0" -ge 0 ] && echo "demo: kprefetchd_cpu_ns=$((t1 - t0))"
 grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'
 sed 's/^/trace: /' /tmp/trace

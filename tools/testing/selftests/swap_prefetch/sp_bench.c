@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	struct options o;
 	FILE *trace = NULL;
 	long flt0, flt;
-	unsigned int s;
+	unsigned int tick;
 	char *buf;
 
 	parse(argc, argv, &o);
@@ -178,15 +178,21 @@ int main(int argc, char **argv)
 		trace = fopen(o.trace, "a");
 	read0 = sp_vmstat("swap_prefetch_read");
 	t0 = sp_now();
-	for (s = 0; s <= o.idle_s; s++) {
-		size_t r = sp_count_resident(buf, len);
+	/* Whole seconds for the plot; every 100 ms until W is back. */
+	for (tick = 0; tick <= o.idle_s * 10; tick++) {
+		double next = t0 + (tick + 1) / 10.0, now;
+		size_t r = 0;
 
-		if (trace)
-			fprintf(trace, "%s %u %.1f\n", o.label, s, 100.0 * r / pages);
+		if (restore_s < 0 || tick % 10 == 0)
+			r = sp_count_resident(buf, len);
+		if (trace && tick % 10 == 0)
+			fprintf(trace, "%s %u %.1f\n", o.label, tick / 10,
+				100.0 * r / pages);
 		if (restore_s < 0 && r >= pages * 95 / 100)
 			restore_s = sp_now() - t0;
-		if (s < o.idle_s)
-			sleep(1);
+		now = sp_now();
+		if (tick < o.idle_s * 10 && next > now)
+			usleep((next - now) * 1e6);
 	}
 	if (trace)
 		fclose(trace);
@@ -203,7 +209,7 @@ int main(int argc, char **argv)
 	       100.0 * swapped / pages);
 	printf(" resident_before_touch_pct=%.1f peer=%s peer_s=%.3f",
 	       100.0 * resident / pages, o.peer, peer_s);
-	printf(" restore_s=%.1f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu\n",
+	printf(" restore_s=%.2f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu\n",
 	       restore_s, touch_s, flt, read1 - read0, bad);
 	return bad ? 1 : 0;
 }

@@ -7,12 +7,17 @@
  * Needs root, swap, and a kernel with CONFIG_SWAP_PREFETCH; skips
  * otherwise.  The working set is 32 MiB and the hog as large as RAM, which
  * suits a small VM; SP_WS_MIB and SP_HOG_MIB (in MiB) override them.
+ * SP_SCRATCH names a block device or a file on a disk filesystem that the
+ * writeback test may overwrite (default: a file in /var/tmp, if that is
+ * on a disk).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "../kselftest.h"
 #include "sp_util.h"
@@ -350,6 +355,200 @@ static void test_backs_off(void)
 	ws_free(&w);
 }
 
+/*
+ * Where the writeback test may write: SP_SCRATCH, or a file in /var/tmp
+ * unless that is in memory, where nothing is ever written back.
+ */
+static int open_scratch(void)
+{
+	const char *path = getenv("SP_SCRATCH");
+	struct statfs fs;
+
+	if (!path) {
+		path = "/var/tmp/swap_prefetch_scratch";
+		if (statfs("/var/tmp", &fs) || fs.f_type == 0x01021994 ||
+		    fs.f_type == 0x858458f6)	/* tmpfs, ramfs */
+			return -1;
+	}
+	return open(path, O_WRONLY | O_CREAT, 0600);
+}
+
+/* Rewrite the same 8 MiB and fsync it until killed: writeback, no swap. */
+static pid_t start_foreground_writer(int fd)
+{
+	const size_t len = 8 << 20;
+	unsigned int round = 0;
+	pid_t pid = fork();
+	char *buf;
+
+	if (pid)
+		return pid;
+	buf = malloc(len);
+	if (!buf)
+		_exit(1);
+	for (;;) {
+		memset(buf, ++round, len);
+		if (pwrite(fd, buf, len, 0) != (ssize_t)len || fsync(fd))
+			_exit(1);
+	}
+}
+
+static void test_backs_off_writeback(void)
+{
+	const char *name = "reads nothing while the foreground writes back, resumes after";
+	long during, after, read0, wb_peak = 0;
+	struct ws w;
+	int fd, s, i;
+	pid_t fg;
+
+	fd = open_scratch();
+	if (fd < 0) {
+		ksft_test_result_skip("%s: no disk to write to (set SP_SCRATCH)\n",
+				      name);
+		return;
+	}
+	if (!swapped_out_or_skip(&w, 1, name)) {
+		close(fd);
+		return;
+	}
+	fg = start_foreground_writer(fd);
+	sleep(1);
+	read0 = sp_vmstat("swap_prefetch_read");
+	for (i = 0; i < 20; i++) {
+		long wb = sp_meminfo("Writeback") + sp_meminfo("Dirty");
+
+		if (wb > wb_peak)
+			wb_peak = wb;
+		usleep(500000);
+	}
+	during = sp_vmstat("swap_prefetch_read") - read0;
+	kill(fg, SIGKILL);
+	waitpid(fg, NULL, 0);
+	/* What the writer left dirty would hold prefetch for dirty_expire. */
+	fsync(fd);
+	close(fd);
+	read0 = sp_vmstat("swap_prefetch_read");
+	s = wait_resident(&w, 50, 60);
+	after = sp_vmstat("swap_prefetch_read") - read0;
+	ksft_print_msg("read %ld pages during 10 s of writeback (dirty + writeback up to %ld KiB), %ld after (%d s)\n",
+		       during, wb_peak, after, s);
+	if (wb_peak < 1024)
+		ksft_test_result_skip("%s: the writer made no writeback\n", name);
+	else
+		ksft_test_result(during == 0 && after > 0, "%s\n", name);
+	ws_free(&w);
+}
+
+#define TRACING		"/sys/kernel/tracing/"
+#define TRACE_EVENTS	TRACING "events/swap_prefetch/"
+
+/* A whole tracefs file as one string; the caller frees it. */
+static char *read_whole(const char *path)
+{
+	size_t len = 0, size = 1 << 16;
+	char *buf = malloc(size + 1);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, size - len)) > 0) {
+		len += n;
+		if (len == size) {
+			char *bigger = realloc(buf, 2 * size + 1);
+
+			if (!bigger)
+				break;
+			buf = bigger;
+			size *= 2;
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+/* Does a swap_prefetch_round line report pages read? */
+static bool trace_has_round_with_reads(const char *trace)
+{
+	const char *p = trace;
+	unsigned int batch, nr_read;
+
+	while ((p = strstr(p, "swap_prefetch_round: "))) {
+		p += strlen("swap_prefetch_round: ");
+		if (sscanf(p, "batch=%u read=%u", &batch, &nr_read) == 2 &&
+		    nr_read > 0 && nr_read <= batch)
+			return true;
+	}
+	return false;
+}
+
+/* One example of an event, for whoever reads the log. */
+static void print_first_line(const char *trace, const char *event)
+{
+	const char *p = strstr(trace, event), *start, *end;
+
+	if (!p)
+		return;
+	for (start = p; start > trace && start[-1] != '\n'; start--)
+		;
+	end = strchr(p, '\n');
+	ksft_print_msg("  %.*s\n", (int)(end ? end - start : (long)strlen(start)),
+		       start);
+}
+
+static void test_trace_events(void)
+{
+	const char *name = "trace events report back-offs and rounds";
+	bool delay_ok, round_ok, fmt_ok;
+	char *trace, *fmt1, *fmt2;
+	struct ws w;
+	int s;
+
+	if (access(TRACE_EVENTS "enable", W_OK)) {
+		ksft_test_result_skip("%s: no tracefs or no swap_prefetch events\n",
+				      name);
+		return;
+	}
+	/* Enum names must be resolved to numbers for perf and bpftrace. */
+	fmt1 = read_whole(TRACE_EVENTS "swap_prefetch_round/format");
+	fmt2 = read_whole(TRACE_EVENTS "swap_prefetch_delay/format");
+	fmt_ok = fmt1 && strstr(fmt1, "print fmt") &&
+		 !strstr(fmt1, "SWAP_PREFETCH_") &&
+		 fmt2 && strstr(fmt2, "print fmt") &&
+		 !strstr(fmt2, "SWAP_PREFETCH_");
+	free(fmt1);
+	free(fmt2);
+	/* Opening the buffer for writing with O_TRUNC clears it. */
+	close(open(TRACING "trace", O_WRONLY | O_TRUNC));
+	write_file(TRACE_EVENTS "enable", "1");
+	if (!swapped_out_or_skip(&w, 1, name)) {
+		write_file(TRACE_EVENTS "enable", "0");
+		return;
+	}
+	s = wait_resident(&w, 50, 60);
+	write_file(TRACE_EVENTS "enable", "0");
+	trace = read_whole(TRACING "trace");
+	if (!trace)
+		ksft_exit_fail_msg("cannot read " TRACING "trace\n");
+	/* The hog's swap-out is what held prefetch back. */
+	delay_ok = strstr(trace, "verdict=busy activity=") &&
+		   strstr(trace, "pswpout");
+	round_ok = trace_has_round_with_reads(trace);
+	ksft_print_msg("back after %d s; enum formats resolved: %s, busy with pswpout: %s, round with reads: %s\n",
+		       s, fmt_ok ? "yes" : "no", delay_ok ? "yes" : "no",
+		       round_ok ? "yes" : "no");
+	print_first_line(trace, "swap_prefetch_delay: ");
+	print_first_line(trace, "swap_prefetch_round: ");
+	ksft_test_result(fmt_ok && delay_ok && round_ok && s >= 0, "%s\n", name);
+	free(trace);
+	ws_free(&w);
+}
+
 static void test_drops_cheaply(void)
 {
 	const char *name = "prefetched pages are reclaimed without swap writes";
@@ -483,7 +682,7 @@ int main(int argc, char **argv)
 	if (env)
 		hog_mib = strtoul(env, NULL, 0);
 
-	ksft_set_plan(8);
+	ksft_set_plan(10);
 	save_tunables();
 	test_bad_values();
 	test_unprivileged_write();
@@ -492,6 +691,8 @@ int main(int argc, char **argv)
 	test_prefetch_happens_memcg();
 	test_refault_latency();
 	test_backs_off();
+	test_backs_off_writeback();
+	test_trace_events();
 	test_drops_cheaply();
 	ksft_finished();
 }
