@@ -8,54 +8,29 @@
 #include <linux/swap_prefetch.h>
 #include <linux/tracepoint.h>
 
-#define SWAP_PREFETCH_VERDICTS					\
-	EM(SWAP_PREFETCH_GO,		"go")			\
-	EM(SWAP_PREFETCH_BUSY,		"busy")			\
-	EM(SWAP_PREFETCH_LOW_FREE,	"low_free")		\
-	EM(SWAP_PREFETCH_WRITEBACK,	"writeback")		\
-	EM(SWAP_PREFETCH_DIRTY,		"dirty")		\
-	EM(SWAP_PREFETCH_MAPPED,	"mapped")		\
-	EMe(SWAP_PREFETCH_SWAP_FULL,	"swap_full")
-
-#define SWAP_PREFETCH_STOPS					\
-	EM(SWAP_PREFETCH_STOP_DONE,	"done")			\
-	EM(SWAP_PREFETCH_STOP_EMPTY,	"empty")		\
-	EM(SWAP_PREFETCH_STOP_LOW_FREE,	"low_free")		\
-	EM(SWAP_PREFETCH_STOP_BUSY,	"busy")			\
-	EM(SWAP_PREFETCH_STOP_NOMEM,	"nomem")		\
-	EMe(SWAP_PREFETCH_STOP_EXIT,	"exit")
-
-/* Bit numbers in an activity mask, named after the VM events. */
-#define SWAP_PREFETCH_ACTIVITY(F, Fe)				\
-	F(SWAP_PREFETCH_ACT_SWAPOUT,	"pswpout")		\
-	F(SWAP_PREFETCH_ACT_MAJFAULT,	"pgmajfault")		\
-	F(SWAP_PREFETCH_ACT_ALLOCSTALL,	"allocstall")		\
-	F(SWAP_PREFETCH_ACT_SCAN_KSWAPD, "pgscan_kswapd")	\
-	F(SWAP_PREFETCH_ACT_SCAN_DIRECT, "pgscan_direct")	\
-	F(SWAP_PREFETCH_ACT_OOM_KILL,	"oom_kill")		\
-	Fe(SWAP_PREFETCH_ACT_ALLOC,	"pgalloc")
-
 /* Export the enum values so that perf and bpftrace can decode them. */
-#undef EM
-#undef EMe
-#define EM(a, b)	TRACE_DEFINE_ENUM(a);
-#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_GO);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_BUSY);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_LOW_FREE);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_WRITEBACK);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_DIRTY);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_MAPPED);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_SWAP_FULL);
 
-SWAP_PREFETCH_VERDICTS
-SWAP_PREFETCH_STOPS
-SWAP_PREFETCH_ACTIVITY(EM, EMe)
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_DONE);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_EMPTY);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_LOW_FREE);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_BUSY);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_NOMEM);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_EXIT);
 
-#define EM_BIT(a, b)	{ 1 << (a), b },
-#define EMe_BIT(a, b)	{ 1 << (a), b }
-
-#define show_swap_prefetch_activity(mask)				\
-	((mask) ? __print_flags(mask, "|",				\
-		SWAP_PREFETCH_ACTIVITY(EM_BIT, EMe_BIT)) : "none")
-
-#undef EM
-#undef EMe
-#define EM(a, b)	{ a, b },
-#define EMe(a, b)	{ a, b }
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SWAPOUT);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_MAJFAULT);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_ALLOCSTALL);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SCAN_KSWAPD);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SCAN_DIRECT);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_OOM_KILL);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_ALLOC);
 
 /*
  * A check that did not read: why, what the VM did since the last check,
@@ -83,8 +58,24 @@ TRACE_EVENT(swap_prefetch_delay,
 	),
 
 	TP_printk("verdict=%s activity=%s next_ms=%u tracked=%lu",
-		  __print_symbolic(__entry->verdict, SWAP_PREFETCH_VERDICTS),
-		  show_swap_prefetch_activity(__entry->activity),
+		  __print_symbolic(__entry->verdict,
+				   { SWAP_PREFETCH_GO, "go" },
+				   { SWAP_PREFETCH_BUSY, "busy" },
+				   { SWAP_PREFETCH_LOW_FREE, "low_free" },
+				   { SWAP_PREFETCH_WRITEBACK, "writeback" },
+				   { SWAP_PREFETCH_DIRTY, "dirty" },
+				   { SWAP_PREFETCH_MAPPED, "mapped" },
+				   { SWAP_PREFETCH_SWAP_FULL, "swap_full" }),
+		  __entry->activity ?
+		  __print_flags(__entry->activity, "|",
+				{ 1 << SWAP_PREFETCH_ACT_SWAPOUT, "pswpout" },
+				{ 1 << SWAP_PREFETCH_ACT_MAJFAULT, "pgmajfault" },
+				{ 1 << SWAP_PREFETCH_ACT_ALLOCSTALL, "allocstall" },
+				{ 1 << SWAP_PREFETCH_ACT_SCAN_KSWAPD, "pgscan_kswapd" },
+				{ 1 << SWAP_PREFETCH_ACT_SCAN_DIRECT, "pgscan_direct" },
+				{ 1 << SWAP_PREFETCH_ACT_OOM_KILL, "oom_kill" },
+				{ 1 << SWAP_PREFETCH_ACT_ALLOC, "pgalloc" }) :
+		  "none",
 		  __entry->next_ms, __entry->nr_tracked)
 );
 
@@ -118,7 +109,13 @@ TRACE_EVENT(swap_prefetch_round,
 	TP_printk("batch=%u read=%u stale=%u skipped=%u stop=%s tracked=%lu",
 		  __entry->batch, __entry->nr_read, __entry->nr_stale,
 		  __entry->nr_skipped,
-		  __print_symbolic(__entry->stop, SWAP_PREFETCH_STOPS),
+		  __print_symbolic(__entry->stop,
+				   { SWAP_PREFETCH_STOP_DONE, "done" },
+				   { SWAP_PREFETCH_STOP_EMPTY, "empty" },
+				   { SWAP_PREFETCH_STOP_LOW_FREE, "low_free" },
+				   { SWAP_PREFETCH_STOP_BUSY, "busy" },
+				   { SWAP_PREFETCH_STOP_NOMEM, "nomem" },
+				   { SWAP_PREFETCH_STOP_EXIT, "exit" }),
 		  __entry->nr_tracked)
 );
 

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PM_SWAP		(1ULL << 62)
-#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		0x4000000000000000ULL	/* bit 62 */
+#define PM_PRESENT	0x8000000000000000ULL	/* bit 63 */
 
 static inline size_t sp_page_size(void)
 {

@@ -430,8 +430,9 @@ static void test_backs_off_writeback(void)
 	read0 = sp_vmstat("swap_prefetch_read");
 	s = wait_resident(&w, 50, 60);
 	after = sp_vmstat("swap_prefetch_read") - read0;
-	ksft_print_msg("read %ld pages during 10 s of writeback (dirty + writeback up to %ld KiB), %ld after (%d s)\n",
-		       during, wb_peak, after, s);
+	ksft_print_msg("dirty + writeback up to %ld KiB\n", wb_peak);
+	ksft_print_msg("read %ld pages during 10 s of writeback, %ld after (%d s)\n",
+		       during, after, s);
 	if (wb_peak < 1024)
 		ksft_test_result_skip("%s: the writer made no writeback\n", name);
 	else
@@ -539,7 +540,7 @@ static void test_trace_events(void)
 	delay_ok = strstr(trace, "verdict=busy activity=") &&
 		   strstr(trace, "pswpout");
 	round_ok = trace_has_round_with_reads(trace);
-	ksft_print_msg("back after %d s; enum formats resolved: %s, busy with pswpout: %s, round with reads: %s\n",
+	ksft_print_msg("back after %d s; enums resolved: %s, busy on pswpout: %s, reads: %s\n",
 		       s, fmt_ok ? "yes" : "no", delay_ok ? "yes" : "no",
 		       round_ok ? "yes" : "no");
 	print_first_line(trace, "swap_prefetch_delay: ");
