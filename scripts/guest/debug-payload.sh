@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the debug guest (busybox sh): the selftests and the stress
+# tests under KASAN, lockdep and kmemleak, then a kmemleak scan.
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+# The second disk becomes a second swap device for the swapoff test.
+if [ -b /dev/vdb ] && mkswap /dev/vdb >/dev/null; then
+	export SP_SWAP2=/dev/vdb
+fi
+echo "debug: selftests begin"
+/bin/swap_prefetch_test
+echo "debug: selftests exit status $?"
+echo "debug: stress begin"
+/bin/swap_prefetch_stress
+echo "debug: stress exit status $?"
+# The kernel's own mm selftests, with prefetch off and on: same results.
+if [ -d /mm ]; then
+	for mode in 0 1; do
+		echo "$mode" >/proc/sys/vm/swap_prefetch
+		for t in /mm/*; do
+			"$t" >/tmp/mm.out 2>&1
+			rc=$?
+			grep -E '^(ok|not ok) ' /tmp/mm.out | sed "s|^|mm: $mode ${t##*/} |"
+			echo "mm: $mode ${t##*/} exit $rc"
+		done
+	done
+	echo 1 >/proc/sys/vm/swap_prefetch
+fi
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	# Two scans: an object is reported once it stayed unreferenced.
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan >/sys/kernel/debug/kmemleak
+	echo "debug: kmemleak begin"
+	cat /sys/kernel/debug/kmemleak
+	echo "debug: kmemleak end"
+fi
+grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Swap prefetch stress: swapoff/swapon, memcg limits, OOM, fault injection
+ * and churn while kprefetchd reads, each checked for lost or corrupted
+ * pages.  Meant for a debug kernel (KASAN, lockdep, DEBUG_VM, kmemleak):
+ * whoever runs it also checks the kernel log for splats.
+ *
+ * Needs root, swap and CONFIG_SWAP_PREFETCH; skips otherwise.  Sizes suit a
+ * 256 MiB VM.  SP_SWAP2 names a second block device to use as swap (with
+ * a higher priority); SP_STRESS_SECONDS the churn duration (default 30).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/wait.h>
+
+#include "../kselftest.h"
+#include "sp_util.h"
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_STRESS	CGROUP_ROOT "/swap_prefetch_stress"
+#define FAULT_DIR	"/sys/kernel/debug/"
+
+static size_t hog_mib;
+static char swap1[64];
+static const char *swap2;
+
+static int write_str(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void set_vm(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/proc/sys/vm/%s", name);
+	if (write_str(path, val))
+		ksft_exit_fail_msg("cannot set vm.%s\n", name);
+}
+
+/* Prefetch within a second of idleness, so that every step overlaps it. */
+static void fast_prefetch(bool on)
+{
+	set_vm("swap_prefetch_delay_ms", "1000");
+	set_vm("swap_prefetch_interval_ms", "100");
+	set_vm("swap_prefetch", on ? "1" : "0");
+}
+
+/* A field of a flat-keyed cgroup or /proc file ("key value" lines). */
+static long keyed_value(const char *path, const char *key)
+{
+	char k[64];
+	long v, ret = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", k, &v) == 2)
+		if (!strcmp(k, key)) {
+			ret = v;
+			break;
+		}
+	fclose(f);
+	return ret;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* The first swap device in /proc/swaps. */
+static bool find_swap_device(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/swaps", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s", swap1) == 1;
+	fclose(f);
+	return found;
+}
+
+static void test_swapoff_loop(void)
+{
+	const char *name = "swapoff/swapon while prefetching loses no page";
+	size_t len = 32 << 20, bad;
+	long stale0 = sp_vmstat("swap_prefetch_stale");
+	long read0 = sp_vmstat("swap_prefetch_read");
+	int round, failed = 0;
+	char *buf;
+
+	fast_prefetch(true);
+	buf = sp_alloc(len);
+	sp_fill(buf, len);
+	for (round = 0; round < 4; round++) {
+		if (sp_run_hog(hog_mib))
+			ksft_exit_fail_msg("memory hog failed\n");
+		/* kprefetchd starts reading after about a second. */
+		usleep(1200000);
+		if (swap2 && (swapoff(swap2) || swapon(swap2, SWAP_FLAG_PREFER | 10))) {
+			ksft_print_msg("round %d: swapoff/swapon %s: %s\n",
+				       round, swap2, strerror(errno));
+			failed++;
+		}
+		if (swapoff(swap1) || swapon(swap1, 0)) {
+			ksft_print_msg("round %d: swapoff/swapon %s: %s\n",
+				       round, swap1, strerror(errno));
+			failed++;
+		}
+	}
+	bad = sp_verify(buf, len);
+	ksft_print_msg("%d rounds on %s%s%s: %ld pages prefetched, %ld stale, %zu bad pages\n",
+		       round, swap1, swap2 ? " and " : "", swap2 ? swap2 : "",
+		       sp_vmstat("swap_prefetch_read") - read0,
+		       sp_vmstat("swap_prefetch_stale") - stale0, bad);
+	ksft_test_result(!failed && !bad, "%s\n", name);
+	munmap(buf, len);
+}
+
+static bool make_cgroup(const char *path, const char *max, const char *swap_max)
+{
+	char file[256];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
+		return false;
+	write_str(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return false;
+	snprintf(file, sizeof(file), "%s/memory.max", path);
+	if (write_str(file, max))
+		return false;
+	snprintf(file, sizeof(file), "%s/memory.swap.max", path);
+	write_str(file, swap_max);
+	return true;
+}
+
+static void enter_cgroup(const char *path)
+{
+	char file[256], pid[32];
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_str(file, pid))
+		_exit(3);
+}
+
+/* A child of the group fills 48 MiB with a 24 MiB limit, waits, checks. */
+static void test_memcg_limit(void)
+{
+	const char *name = "prefetch keeps a memcg under memory.max, no OOM";
+	long max = 24 << 20, peak = 0, cur, max0, oom0, swapped;
+	int ready[2], done[2], status, i;
+	char go;
+	pid_t pid;
+
+	if (!make_cgroup(CGROUP_STRESS, "25165824", "max")) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return;
+	}
+	fast_prefetch(true);
+	if (pipe(ready) || pipe(done))
+		ksft_exit_fail_msg("pipe\n");
+	pid = fork();
+	if (!pid) {
+		size_t len = 48 << 20;
+		char *buf;
+
+		enter_cgroup(CGROUP_STRESS);
+		buf = sp_alloc(len);
+		sp_fill(buf, len);
+		write(ready[1], "x", 1);
+		/* Wait for the parent, then check every page. */
+		read(done[0], &go, 1);
+		_exit(sp_verify(buf, len) ? 1 : 0);
+	}
+	read(ready[0], &go, 1);
+	max0 = keyed_value(CGROUP_STRESS "/memory.events", "max");
+	oom0 = keyed_value(CGROUP_STRESS "/memory.events", "oom_kill");
+	swapped = read_long(CGROUP_STRESS "/memory.swap.current");
+	/* Idle for a while: prefetch may run, but must keep out of the group. */
+	for (i = 0; i < 80; i++) {
+		cur = read_long(CGROUP_STRESS "/memory.current");
+		if (cur > peak)
+			peak = cur;
+		usleep(100000);
+	}
+	ksft_print_msg("swapped %ld KiB; memory.current peak %ld KiB of %ld\n",
+		       swapped >> 10, peak >> 10, max >> 10);
+	ksft_print_msg("while idle: max events +%ld, oom_kill +%ld\n",
+		       keyed_value(CGROUP_STRESS "/memory.events", "max") - max0,
+		       keyed_value(CGROUP_STRESS "/memory.events", "oom_kill") - oom0);
+	write(done[1], "x", 1);
+	waitpid(pid, &status, 0);
+	ksft_test_result(swapped > 0 && peak <= max &&
+			 keyed_value(CGROUP_STRESS "/memory.events", "max") == max0 &&
+			 keyed_value(CGROUP_STRESS "/memory.events", "oom_kill") == 0 &&
+			 WIFEXITED(status) && !WEXITSTATUS(status),
+			 "%s\n", name);
+	for (i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(done[i]);
+	}
+	rmdir(CGROUP_STRESS);
+}
+
+/*
+ * OOM kills in a small group whose job needs twice its memory and swap:
+ * only its tasks are candidates, so each job costs exactly one kill
+ * unless something else, such as prefetch, adds pressure.
+ */
+static long oom_kills(bool prefetch)
+{
+	const char *grp = CGROUP_STRESS "_oom";
+	long before, after;
+	int i;
+
+	fast_prefetch(prefetch);
+	if (!make_cgroup(grp, "33554432", "16777216"))
+		return -1;
+	/* Give prefetch something to do meanwhile. */
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	before = keyed_value("/proc/vmstat", "oom_kill");
+	for (i = 0; i < 3; i++) {
+		pid_t pid = fork();
+
+		if (!pid) {
+			enter_cgroup(grp);
+			sp_run_hog(96);
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+		usleep(500000);
+	}
+	after = keyed_value("/proc/vmstat", "oom_kill");
+	rmdir(grp);
+	return after - before;
+}
+
+static void test_oom(void)
+{
+	const char *name = "prefetch adds no OOM kill and loses no page";
+	size_t len = 32 << 20;
+	long off, on;
+	char *buf;
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return;
+	}
+	buf = sp_alloc(len);
+	sp_fill(buf, len);
+	off = oom_kills(false);
+	on = oom_kills(true);
+	ksft_print_msg("OOM kills for 3 jobs: %ld with prefetch off, %ld on\n",
+		       off, on);
+	ksft_test_result(off >= 0 && on >= 0 && on <= off &&
+			 !sp_verify(buf, len), "%s\n", name);
+	munmap(buf, len);
+}
+
+static int fault_set(const char *attr, const char *val)
+{
+	char path[128];
+	int ret = 0;
+
+	snprintf(path, sizeof(path), FAULT_DIR "failslab/%s", attr);
+	ret |= write_str(path, val);
+	snprintf(path, sizeof(path), FAULT_DIR "fail_page_alloc/%s", attr);
+	ret |= write_str(path, val);
+	return ret;
+}
+
+/* Mark a task by name for fault injection (task-filter). */
+static void make_it_fail(const char *comm, const char *val)
+{
+	char cmd[128], path[64], line[32];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "pgrep -x %s", comm);
+	p = popen(cmd, "r");
+	if (!p)
+		return;
+	while (fgets(line, sizeof(line), p)) {
+		snprintf(path, sizeof(path), "/proc/%ld/make-it-fail",
+			 strtol(line, NULL, 10));
+		write_str(path, val);
+	}
+	pclose(p);
+}
+
+static void test_fault_injection(void)
+{
+	const char *name = "allocation failures in kprefetchd and kswapd lose no page";
+	long nomem0 = sp_vmstat("swap_prefetch_nomem");
+	long read0 = sp_vmstat("swap_prefetch_read");
+	size_t len = 32 << 20, bad;
+	char *buf;
+
+	if (access(FAULT_DIR "failslab/probability", W_OK) &&
+	    access("/sys/kernel/debug", F_OK) == 0)
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(FAULT_DIR "failslab/probability", W_OK) ||
+	    access(FAULT_DIR "fail_page_alloc/probability", W_OK)) {
+		ksft_test_result_skip("%s: no failslab/fail_page_alloc in debugfs\n",
+				      name);
+		return;
+	}
+	fast_prefetch(true);
+	buf = sp_alloc(len);
+	sp_fill(buf, len);
+	/*
+	 * Only marked tasks fail: kprefetchd, and kswapd, which records the
+	 * entries it swaps out.  Not the hog: a failed fault would OOM.
+	 */
+	fault_set("task-filter", "Y");
+	fault_set("verbose", "0");
+	fault_set("interval", "1");
+	fault_set("times", "-1");
+	fault_set("probability", "20");
+	write_str(FAULT_DIR "failslab/ignore-gfp-wait", "N");
+	write_str(FAULT_DIR "fail_page_alloc/ignore-gfp-wait", "N");
+	write_str(FAULT_DIR "fail_page_alloc/ignore-gfp-highmem", "N");
+	make_it_fail("kprefetchd", "1");
+	make_it_fail("kswapd0", "1");
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	sleep(6);
+	make_it_fail("kprefetchd", "0");
+	make_it_fail("kswapd0", "0");
+	fault_set("probability", "0");
+	bad = sp_verify(buf, len);
+	ksft_print_msg("20%% of allocations failing: %ld read, %ld not recorded, %zu bad pages\n",
+		       sp_vmstat("swap_prefetch_read") - read0,
+		       sp_vmstat("swap_prefetch_nomem") - nomem0, bad);
+	ksft_test_result(!bad, "%s\n", name);
+	munmap(buf, len);
+}
+
+/* Each child checks random pages of its set until told to stop. */
+static pid_t start_checker(size_t len, unsigned int seed)
+{
+	pid_t pid = fork();
+	size_t pages = len / sp_page_size(), bad = 0;
+	char *buf;
+
+	if (pid)
+		return pid;
+	buf = sp_alloc(len);
+	sp_fill(buf, len);
+	srand(seed);
+	for (;;) {
+		size_t p = rand() % pages, w;
+
+		for (w = 0; w < sp_page_size() / sizeof(uint64_t); w++)
+			if (((uint64_t *)(buf + p * sp_page_size()))[w] !=
+			    sp_pattern(p, w)) {
+				bad++;
+				break;
+			}
+		if (getppid() == 1 || access("/tmp/sp_stress_stop", F_OK) == 0)
+			break;
+		if (!(rand() % 64))
+			usleep(20000);
+	}
+	bad += sp_verify(buf, len);
+	_exit(bad ? 1 : 0);
+}
+
+static void test_churn(unsigned int seconds)
+{
+	const char *name = "checksummed sets survive swap churn with prefetch";
+	pid_t pids[3];
+	int i, status, failed = 0;
+	double end = sp_now() + seconds;
+	unsigned int bursts = 0;
+
+	unlink("/tmp/sp_stress_stop");
+	fast_prefetch(true);
+	for (i = 0; i < 3; i++)
+		pids[i] = start_checker(16 << 20, i + 1);
+	/* Pressure, then idle long enough for prefetch, again and again. */
+	while (sp_now() < end) {
+		if (sp_run_hog(hog_mib))
+			ksft_exit_fail_msg("memory hog failed\n");
+		bursts++;
+		sleep(2);
+	}
+	close(open("/tmp/sp_stress_stop", O_CREAT | O_WRONLY, 0600));
+	for (i = 0; i < 3; i++) {
+		waitpid(pids[i], &status, 0);
+		failed += !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	unlink("/tmp/sp_stress_stop");
+	ksft_print_msg("%u pressure bursts in %u s; %d of 3 sets corrupted; %ld pages prefetched in all\n",
+		       bursts, seconds, failed, sp_vmstat("swap_prefetch_read"));
+	ksft_test_result(!failed, "%s\n", name);
+}
+
+int main(int argc, char **argv)
+{
+	const char *env;
+	unsigned int seconds = 30;
+
+	ksft_print_header();
+	if (geteuid())
+		ksft_exit_skip("needs root\n");
+	if (access("/proc/sys/vm/swap_prefetch", F_OK))
+		ksft_exit_skip("no vm.swap_prefetch: kernel without CONFIG_SWAP_PREFETCH\n");
+	if (!find_swap_device())
+		ksft_exit_skip("no swap is on\n");
+	swap2 = getenv("SP_SWAP2");
+	if (swap2 && swapon(swap2, SWAP_FLAG_PREFER | 10) && errno != EBUSY)
+		ksft_exit_fail_msg("swapon %s: %s (run mkswap on it first)\n",
+				   swap2, strerror(errno));
+	env = getenv("SP_STRESS_SECONDS");
+	if (env)
+		seconds = strtoul(env, NULL, 0);
+	hog_mib = sp_meminfo("MemTotal") / 1024;
+
+	ksft_set_plan(5);
+	test_swapoff_loop();
+	test_memcg_limit();
+	test_oom();
+	test_fault_injection();
+	test_churn(seconds);
+	set_vm("swap_prefetch", "1");
+	ksft_finished();
+}
