@@ -7,7 +7,8 @@ if [ -b /dev/vdb ] && mkswap /dev/vdb >/dev/null; then
 	export SP_SWAP2=/dev/vdb
 fi
 echo "debug: selftests begin"
-/bin/swap_prefetch_test
+# The functional tests run in the fast guest; here, the bad-input ones.
+/bin/swap_prefetch_test bad_values unprivileged
 echo "debug: selftests exit status $?"
 echo "debug: stress begin"
 /bin/swap_prefetch_stress
@@ -21,6 +22,9 @@ if [ -d /mm ]; then
 			rc=$?
 			grep -E '^(ok|not ok) ' /tmp/mm.out | sed "s|^|mm: $mode ${t##*/} |"
 			echo "mm: $mode ${t##*/} exit $rc"
+			# Why a case failed, for whoever compares the two runs.
+			grep -B3 '^not ok ' /tmp/mm.out | grep '^# ' |
+				sed "s|^|mmlog: $mode ${t##*/} |"
 		done
 	done
 	echo 1 >/proc/sys/vm/swap_prefetch

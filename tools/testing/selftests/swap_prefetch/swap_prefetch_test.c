@@ -7,6 +7,7 @@
  * Needs root, swap, and a kernel with CONFIG_SWAP_PREFETCH; skips
  * otherwise.  The working set is 32 MiB and the hog as large as RAM, which
  * suits a small VM; SP_WS_MIB and SP_HOG_MIB (in MiB) override them.
+ * Test names as arguments run only those tests (see tests[] below).
  * SP_SCRATCH names a block device or a file on a disk filesystem that the
  * writeback test may overwrite (default: a file in /var/tmp, if that is
  * on a disk).
@@ -663,9 +664,39 @@ static void test_unprivileged_write(void)
 			 "unprivileged write refused\n");
 }
 
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "bad_values", test_bad_values },
+	{ "unprivileged", test_unprivileged_write },
+	{ "off", test_off_means_off },
+	{ "hog", test_prefetch_happens_hog },
+	{ "memcg", test_prefetch_happens_memcg },
+	{ "refault", test_refault_latency },
+	{ "backs_off", test_backs_off },
+	{ "writeback", test_backs_off_writeback },
+	{ "trace", test_trace_events },
+	{ "drops", test_drops_cheaply },
+};
+
+static bool wanted(const char *name, int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2)
+		return true;
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
+	unsigned int selected = 0;
 	const char *env;
+	size_t i;
 
 	ksft_print_header();
 	if (geteuid())
@@ -683,17 +714,15 @@ int main(int argc, char **argv)
 	if (env)
 		hog_mib = strtoul(env, NULL, 0);
 
-	ksft_set_plan(10);
+	/* Test names on the command line run only those tests. */
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		selected += wanted(tests[i].name, argc, argv);
+	if (!selected)
+		ksft_exit_fail_msg("no such test; the names are in tests[]\n");
+	ksft_set_plan(selected);
 	save_tunables();
-	test_bad_values();
-	test_unprivileged_write();
-	test_off_means_off();
-	test_prefetch_happens_hog();
-	test_prefetch_happens_memcg();
-	test_refault_latency();
-	test_backs_off();
-	test_backs_off_writeback();
-	test_trace_events();
-	test_drops_cheaply();
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		if (wanted(tests[i].name, argc, argv))
+			tests[i].fn();
 	ksft_finished();
 }
