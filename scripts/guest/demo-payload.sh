@@ -4,13 +4,16 @@
 # scripts/demo above this line.
 vm() { echo "$2" >"/proc/sys/vm/$1"; }
 # CPU time in ns from schedstat (CONFIG_SCHED_INFO); ticks would read 0.
+# Busybox here has no pgrep: look the thread up by name.
 kprefetchd_cpu_ns() {
-	pid=$(pgrep -x kprefetchd)
-	if [ -n "$pid" ] && [ -r "/proc/$pid/schedstat" ]; then
-		awk '{ print $1 }' "/proc/$pid/schedstat"
-	else
-		echo -1
-	fi
+	for d in /proc/[0-9]*; do
+		if [ "$(cat "$d/comm" 2>/dev/null)" = kprefetchd ] &&
+		   [ -r "$d/schedstat" ]; then
+			awk '{ print $1 }' "$d/schedstat"
+			return
+		fi
+	done
+	echo -1
 }
 bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev /dev/vda "$@"; }
 

@@ -12,6 +12,7 @@
  * the churn duration (default 30).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -342,22 +343,37 @@ static int fault_set(const char *attr, const char *val)
 	return ret;
 }
 
-/* Mark a task by name for fault injection (task-filter). */
-static void make_it_fail(const char *comm, const char *val)
+/* Mark tasks by name for fault injection (task-filter); how many. */
+static int make_it_fail(const char *comm, const char *val)
 {
-	char cmd[128], path[64], line[32];
-	FILE *p;
+	char path[300], name[64];
+	struct dirent *de;
+	int n = 0, fd;
+	ssize_t len;
+	DIR *proc = opendir("/proc");
 
-	snprintf(cmd, sizeof(cmd), "pgrep -x %s", comm);
-	p = popen(cmd, "r");
-	if (!p)
-		return;
-	while (fgets(line, sizeof(line), p)) {
-		snprintf(path, sizeof(path), "/proc/%ld/make-it-fail",
-			 strtol(line, NULL, 10));
-		write_str(path, val);
+	if (!proc)
+		return 0;
+	while ((de = readdir(proc))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, name, sizeof(name) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		name[len] = 0;
+		name[strcspn(name, "\n")] = 0;
+		if (strcmp(name, comm))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/make-it-fail", de->d_name);
+		n += !write_str(path, val);
 	}
-	pclose(p);
+	closedir(proc);
+	return n;
 }
 
 static void test_fault_injection(void)
@@ -366,7 +382,7 @@ static void test_fault_injection(void)
 	long nomem0 = sp_vmstat("swap_prefetch_nomem");
 	long read0 = sp_vmstat("swap_prefetch_read");
 	size_t len = ws_mib << 20, pages = len / sp_page_size(), bad, swapped;
-	int tries;
+	int tries, marked;
 	char *buf;
 
 	if (!make_cgroup(CGROUP_SQUEEZE, "max", "max")) {
@@ -398,8 +414,7 @@ static void test_fault_injection(void)
 	write_str(FAULT_DIR "failslab/ignore-gfp-wait", "N");
 	write_str(FAULT_DIR "fail_page_alloc/ignore-gfp-wait", "N");
 	write_str(FAULT_DIR "fail_page_alloc/ignore-gfp-highmem", "N");
-	make_it_fail("kprefetchd", "1");
-	make_it_fail("kswapd0", "1");
+	marked = make_it_fail("kprefetchd", "1") + make_it_fail("kswapd0", "1");
 	/*
 	 * A marked child squeezes the group, so reclaim records in its
 	 * context; its own syscalls may fail, so it tries until the set is
@@ -420,12 +435,12 @@ static void test_fault_injection(void)
 	make_it_fail("kswapd0", "0");
 	fault_set("probability", "0");
 	bad = sp_verify(buf, len);
-	ksft_print_msg("20%% of allocations failing: %zu of %zu pages out after %d squeezes\n",
-		       swapped, pages, tries);
+	ksft_print_msg("20%% of allocations failing in %d threads: %zu of %zu out, %d squeezes\n",
+		       marked, swapped, pages, tries);
 	ksft_print_msg("%ld read, %ld not recorded, %zu bad pages\n",
 		       sp_vmstat("swap_prefetch_read") - read0,
 		       sp_vmstat("swap_prefetch_nomem") - nomem0, bad);
-	ksft_test_result(swapped >= pages / 2 && !bad, "%s\n", name);
+	ksft_test_result(marked == 2 && swapped >= pages / 2 && !bad, "%s\n", name);
 	munmap(buf, len);
 	move_self(CGROUP_ROOT);
 }
