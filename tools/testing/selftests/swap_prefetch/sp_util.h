@@ -7,6 +7,7 @@
 #ifndef SP_UTIL_H
 #define SP_UTIL_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,22 +43,41 @@ static inline long sp_majflt(void)
 	return ru.ru_majflt;
 }
 
-/* A /proc/vmstat counter, or -1 if the kernel has no such counter. */
-static inline long sp_vmstat(const char *name)
+/* A value of a "key value" file (vmstat, memory.events), or -1. */
+static inline long sp_keyed(const char *path, const char *name)
 {
 	char key[64];
-	unsigned long val;
-	long ret = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	long val, ret = -1;
+	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
-	while (fscanf(f, "%63s %lu", key, &val) == 2)
+	while (fscanf(f, "%63s %ld", key, &val) == 2)
 		if (!strcmp(key, name)) {
 			ret = val;
 			break;
 		}
 	fclose(f);
+	return ret;
+}
+
+/* A /proc/vmstat counter, or -1 if the kernel has no such counter. */
+static inline long sp_vmstat(const char *name)
+{
+	return sp_keyed("/proc/vmstat", name);
+}
+
+/* Write a value; returns 0 or -errno, as the kernel answered. */
+static inline int sp_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
 	return ret;
 }
 

@@ -33,25 +33,12 @@ static size_t ws_mib;
 static char swap1[64];
 static const char *swap2;
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static void set_vm(const char *name, const char *val)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), "/proc/sys/vm/%s", name);
-	if (write_str(path, val))
+	if (sp_write(path, val))
 		ksft_exit_fail_msg("cannot set vm.%s\n", name);
 }
 
@@ -61,24 +48,6 @@ static void fast_prefetch(bool on)
 	set_vm("swap_prefetch_delay_ms", "1000");
 	set_vm("swap_prefetch_interval_ms", "100");
 	set_vm("swap_prefetch", on ? "1" : "0");
-}
-
-/* A field of a flat-keyed cgroup or /proc file ("key value" lines). */
-static long keyed_value(const char *path, const char *key)
-{
-	char k[64];
-	long v, ret = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", k, &v) == 2)
-		if (!strcmp(k, key)) {
-			ret = v;
-			break;
-		}
-	fclose(f);
-	return ret;
 }
 
 static long read_long(const char *path)
@@ -118,14 +87,14 @@ static bool make_cgroup(const char *path, const char *max, const char *swap_max)
 
 	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK))
 		return false;
-	write_str(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	sp_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return false;
 	snprintf(file, sizeof(file), "%s/memory.max", path);
-	if (write_str(file, max))
+	if (sp_write(file, max))
 		return false;
 	snprintf(file, sizeof(file), "%s/memory.swap.max", path);
-	write_str(file, swap_max);
+	sp_write(file, swap_max);
 	return true;
 }
 
@@ -135,7 +104,7 @@ static void enter_cgroup(const char *path)
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (write_str(file, pid))
+	if (sp_write(file, pid))
 		_exit(3);
 }
 
@@ -148,7 +117,7 @@ static void move_self(const char *path)
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (write_str(file, pid))
+	if (sp_write(file, pid))
 		ksft_exit_fail_msg("cannot move into %s\n", path);
 }
 
@@ -159,8 +128,8 @@ static void move_self(const char *path)
  */
 static void squeeze_out(void)
 {
-	if (write_str(CGROUP_SQUEEZE "/memory.max", "4194304") ||
-	    write_str(CGROUP_SQUEEZE "/memory.max", "max"))
+	if (sp_write(CGROUP_SQUEEZE "/memory.max", "4194304") ||
+	    sp_write(CGROUP_SQUEEZE "/memory.max", "max"))
 		ksft_exit_fail_msg("memory.max squeeze failed\n");
 }
 
@@ -242,8 +211,8 @@ static void test_memcg_limit(void)
 		_exit(sp_verify(buf, len) ? 1 : 0);
 	}
 	read(ready[0], &go, 1);
-	max0 = keyed_value(CGROUP_STRESS "/memory.events", "max");
-	oom0 = keyed_value(CGROUP_STRESS "/memory.events", "oom_kill");
+	max0 = sp_keyed(CGROUP_STRESS "/memory.events", "max");
+	oom0 = sp_keyed(CGROUP_STRESS "/memory.events", "oom_kill");
 	swapped = read_long(CGROUP_STRESS "/memory.swap.current");
 	/* Idle for a while: prefetch may run, but must keep out of the group. */
 	for (i = 0; i < 80; i++) {
@@ -253,8 +222,8 @@ static void test_memcg_limit(void)
 		usleep(100000);
 	}
 	/* Before the child touches its set again, which hits the limit. */
-	max_idle = keyed_value(CGROUP_STRESS "/memory.events", "max") - max0;
-	oom_idle = keyed_value(CGROUP_STRESS "/memory.events", "oom_kill") - oom0;
+	max_idle = sp_keyed(CGROUP_STRESS "/memory.events", "max") - max0;
+	oom_idle = sp_keyed(CGROUP_STRESS "/memory.events", "oom_kill") - oom0;
 	ksft_print_msg("swapped %ld KiB; memory.current peak %ld KiB of %ld\n",
 		       swapped >> 10, peak >> 10, max >> 10);
 	ksft_print_msg("while idle: max events +%ld, oom_kill +%ld\n",
@@ -262,7 +231,7 @@ static void test_memcg_limit(void)
 	write(done[1], "x", 1);
 	waitpid(pid, &status, 0);
 	ksft_test_result(swapped > 0 && peak <= max && !max_idle && !oom_idle &&
-			 keyed_value(CGROUP_STRESS "/memory.events", "oom_kill") == 0 &&
+			 sp_keyed(CGROUP_STRESS "/memory.events", "oom_kill") == 0 &&
 			 WIFEXITED(status) && !WEXITSTATUS(status),
 			 "%s\n", name);
 	for (i = 0; i < 2; i++) {
@@ -286,7 +255,7 @@ static long oom_kills(bool prefetch)
 	fast_prefetch(prefetch);
 	if (!make_cgroup(grp, "33554432", "16777216"))
 		return -1;
-	before = keyed_value("/proc/vmstat", "oom_kill");
+	before = sp_keyed("/proc/vmstat", "oom_kill");
 	for (i = 0; i < 3; i++) {
 		pid_t pid = fork();
 
@@ -298,7 +267,7 @@ static long oom_kills(bool prefetch)
 		waitpid(pid, NULL, 0);
 		usleep(500000);
 	}
-	after = keyed_value("/proc/vmstat", "oom_kill");
+	after = sp_keyed("/proc/vmstat", "oom_kill");
 	rmdir(grp);
 	return after - before;
 }
@@ -337,9 +306,9 @@ static int fault_set(const char *attr, const char *val)
 	int ret = 0;
 
 	snprintf(path, sizeof(path), FAULT_DIR "failslab/%s", attr);
-	ret |= write_str(path, val);
+	ret |= sp_write(path, val);
 	snprintf(path, sizeof(path), FAULT_DIR "fail_page_alloc/%s", attr);
-	ret |= write_str(path, val);
+	ret |= sp_write(path, val);
 	return ret;
 }
 
@@ -370,7 +339,7 @@ static int make_it_fail(const char *comm, const char *val)
 		if (strcmp(name, comm))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/make-it-fail", de->d_name);
-		n += !write_str(path, val);
+		n += !sp_write(path, val);
 	}
 	closedir(proc);
 	return n;
@@ -411,9 +380,9 @@ static void test_fault_injection(void)
 	fault_set("interval", "1");
 	fault_set("times", "-1");
 	fault_set("probability", "20");
-	write_str(FAULT_DIR "failslab/ignore-gfp-wait", "N");
-	write_str(FAULT_DIR "fail_page_alloc/ignore-gfp-wait", "N");
-	write_str(FAULT_DIR "fail_page_alloc/ignore-gfp-highmem", "N");
+	sp_write(FAULT_DIR "failslab/ignore-gfp-wait", "N");
+	sp_write(FAULT_DIR "fail_page_alloc/ignore-gfp-wait", "N");
+	sp_write(FAULT_DIR "fail_page_alloc/ignore-gfp-highmem", "N");
 	marked = make_it_fail("kprefetchd", "1") + make_it_fail("kswapd0", "1");
 	/*
 	 * A marked child squeezes the group, so reclaim records in its
@@ -422,14 +391,14 @@ static void test_fault_injection(void)
 	 */
 	for (tries = 0; tries < 20 && sp_count_swapped(buf, len) < pages / 2; tries++) {
 		if (!fork()) {
-			write_str("/proc/self/make-it-fail", "1");
-			write_str(CGROUP_SQUEEZE "/memory.max", "4194304");
+			sp_write("/proc/self/make-it-fail", "1");
+			sp_write(CGROUP_SQUEEZE "/memory.max", "4194304");
 			_exit(0);
 		}
 		wait(NULL);
 	}
 	swapped = sp_count_swapped(buf, len);
-	write_str(CGROUP_SQUEEZE "/memory.max", "max");
+	sp_write(CGROUP_SQUEEZE "/memory.max", "max");
 	sleep(6);
 	make_it_fail("kprefetchd", "0");
 	make_it_fail("kswapd0", "0");
@@ -511,9 +480,9 @@ static void test_churn(unsigned int seconds)
 		char limit[32];
 
 		snprintf(limit, sizeof(limit), "%zu", (ws_mib << 20) * 3 / 2);
-		write_str(CGROUP_SQUEEZE "/memory.max", limit);
+		sp_write(CGROUP_SQUEEZE "/memory.max", limit);
 		sleep(1);
-		write_str(CGROUP_SQUEEZE "/memory.max", "max");
+		sp_write(CGROUP_SQUEEZE "/memory.max", "max");
 		bursts++;
 		sleep(3);
 	}

@@ -52,26 +52,12 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* Write a value; returns 0 or -errno, as the kernel answered. */
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static int set_vm(const char *name, const char *val)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
-	return write_file(path, val);
+	return sp_write(path, val);
 }
 
 static long get_vm(const char *name)
@@ -237,13 +223,13 @@ static int cgroup_enter(const char *path)
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	return write_file(path, pid);
+	return sp_write(path, pid);
 }
 
 /* Move into a fresh memory cgroup of our own; false if there is none. */
 static bool enter_test_cgroup(void)
 {
-	return !write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory") &&
+	return !sp_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory") &&
 	       !(mkdir(CGROUP_TEST, 0755) && errno != EEXIST) &&
 	       !cgroup_enter(CGROUP_TEST "/cgroup.procs");
 }
@@ -266,11 +252,11 @@ static void test_prefetch_happens_memcg(void)
 	w.buf = sp_alloc(w.len);
 	/* A quarter of the set fits: the rest goes to swap as it is written. */
 	snprintf(limit, sizeof(limit), "%zu", w.len / 4);
-	write_file(CGROUP_TEST "/memory.max", limit);
+	sp_write(CGROUP_TEST "/memory.max", limit);
 	sp_fill(w.buf, w.len);
 	swapped = sp_count_swapped(w.buf, w.len);
 	/* The squeeze ends: the group may grow again, and goes idle. */
-	write_file(CGROUP_TEST "/memory.max", "max");
+	sp_write(CGROUP_TEST "/memory.max", "max");
 	s = wait_resident(&w, 90, 60);
 	ksft_print_msg("%zu of %zu pages swapped by the squeeze, back after %d s\n",
 		       swapped, w.pages, s);
@@ -527,13 +513,13 @@ static void test_trace_events(void)
 	free(fmt2);
 	/* Opening the buffer for writing with O_TRUNC clears it. */
 	close(open(TRACING "trace", O_WRONLY | O_TRUNC));
-	write_file(TRACE_EVENTS "enable", "1");
+	sp_write(TRACE_EVENTS "enable", "1");
 	if (!swapped_out_or_skip(&w, 1, name)) {
-		write_file(TRACE_EVENTS "enable", "0");
+		sp_write(TRACE_EVENTS "enable", "0");
 		return;
 	}
 	s = wait_resident(&w, 50, 60);
-	write_file(TRACE_EVENTS "enable", "0");
+	sp_write(TRACE_EVENTS "enable", "0");
 	trace = read_whole(TRACING "trace");
 	if (!trace)
 		ksft_exit_fail_msg("cannot read " TRACING "trace\n");
@@ -575,7 +561,7 @@ static void test_drops_cheaply(void)
 	out0 = sp_vmstat("pswpout");
 	/* Renewed pressure on this group only: a quarter of the set fits. */
 	snprintf(limit, sizeof(limit), "%zu", w.len / 4);
-	write_file(CGROUP_TEST "/memory.max", limit);
+	sp_write(CGROUP_TEST "/memory.max", limit);
 	out1 = sp_vmstat("pswpout");
 	left = sp_count_resident(w.buf, w.len);
 	ksft_print_msg("%zu prefetched + %zu mapped pages; squeeze left %zu, wrote %ld pages\n",
@@ -588,7 +574,7 @@ static void test_drops_cheaply(void)
 			 out1 - out0 <= (long)(mapped + cached / 10) &&
 			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
 out:
-	write_file(CGROUP_TEST "/memory.max", "max");
+	sp_write(CGROUP_TEST "/memory.max", "max");
 	ws_free(&w);
 	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
 	rmdir(CGROUP_TEST);
