@@ -497,7 +497,7 @@ static void test_churn(unsigned int seconds)
 		failed += !WIFEXITED(status) || WEXITSTATUS(status);
 	}
 	unlink("/tmp/sp_stress_stop");
-	ksft_print_msg("%u squeezes in %u s, %u followed by reads; %d of 3 sets corrupted; %ld read\n",
+	ksft_print_msg("%u squeezes in %u s, %u then read; %d of 3 sets corrupted; %ld read\n",
 		       bursts, seconds, overlapped, failed,
 		       sp_vmstat("swap_prefetch_read") - read0);
 	ksft_test_result(!failed, "%s\n", name);
