@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) "swap_prefetch: " fmt
 
 #include <linux/blkdev.h>
+#include <linux/debugfs.h>
 #include <linux/freezer.h>
 #include <linux/hash.h>
 #include <linux/init.h>
@@ -34,6 +35,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mempolicy.h>
 #include <linux/mm_inline.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/swap_cgroup.h>
@@ -223,6 +225,14 @@ static void __swap_prefetch_list_unlink(struct swap_prefetch_list *l,
 	l->nr--;
 }
 
+/* Forget one entry, keeping it as a spare.  Caller holds l->lock. */
+static void __swap_prefetch_list_drop(struct swap_prefetch_list *l,
+				      struct swap_prefetch_entry *e)
+{
+	__swap_prefetch_list_unlink(l, e);
+	__swap_prefetch_entry_put(l, e);
+}
+
 /* Record one entry at the head.  Caller holds l->lock. */
 static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
 					swp_entry_t entry, bool *recycled)
@@ -337,8 +347,7 @@ VISIBLE_IF_KUNIT long swap_prefetch_list_del(struct swap_prefetch_list *l,
 							   swp_offset(entry) + i));
 		if (!e)
 			continue;
-		__swap_prefetch_list_unlink(l, e);
-		__swap_prefetch_entry_put(l, e);
+		__swap_prefetch_list_drop(l, e);
 		removed++;
 	}
 	spin_unlock(&l->lock);
@@ -365,8 +374,7 @@ VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *
 	while (nr < max && !list_empty(&l->mru)) {
 		e = list_first_entry(&l->mru, struct swap_prefetch_entry, lru);
 		entries[nr++] = e->entry;
-		__swap_prefetch_list_unlink(l, e);
-		__swap_prefetch_entry_put(l, e);
+		__swap_prefetch_list_drop(l, e);
 	}
 	spin_unlock(&l->lock);
 	return nr;
@@ -385,8 +393,7 @@ static unsigned long __swap_prefetch_list_purge(struct swap_prefetch_list *l,
 	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
 		if (type >= 0 && swp_type(e->entry) != type)
 			continue;
-		__swap_prefetch_list_unlink(l, e);
-		__swap_prefetch_entry_put(l, e);
+		__swap_prefetch_list_drop(l, e);
 		removed++;
 	}
 	spin_unlock(&l->lock);
@@ -412,6 +419,35 @@ static void swap_prefetch_list_purge(struct swap_prefetch_list *l)
 {
 	__swap_prefetch_list_purge(l, -1);
 }
+
+/**
+ * swap_prefetch_list_count_types - count the tracked entries per swap type
+ * @l: the list
+ * @counts: one counter per swap type, zeroed first
+ * @nr_types: room in @counts
+ *
+ * For debugfs: a walk of the whole list under the lock.
+ *
+ * Return: the number of entries tracked in all.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_list_count_types(struct swap_prefetch_list *l,
+			       unsigned long *counts, unsigned int nr_types)
+{
+	struct swap_prefetch_entry *e;
+	unsigned long total = 0;
+
+	memset(counts, 0, nr_types * sizeof(*counts));
+	spin_lock(&l->lock);
+	list_for_each_entry(e, &l->mru, lru) {
+		if (swp_type(e->entry) < nr_types)
+			counts[swp_type(e->entry)]++;
+		total++;
+	}
+	spin_unlock(&l->lock);
+	return total;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_count_types);
 
 /**
  * swap_prefetch_list_destroy - free every entry and the index of a list
@@ -1177,6 +1213,47 @@ static struct ctl_table swap_prefetch_sysctl_table[] = {
 	},
 };
 
+/*
+ * debugfs swap_prefetch/tracked: the entries tracked per swap device.  An
+ * entry of a device that is not swapped on, shown as "off", would be a
+ * purge missed at swapoff.
+ */
+static int swap_prefetch_tracked_show(struct seq_file *m, void *v)
+{
+	unsigned long counts[MAX_SWAPFILES], total;
+	struct swap_info_struct *si;
+	unsigned int type;
+
+	total = swap_prefetch_list_count_types(&swap_prefetch_global, counts,
+					       MAX_SWAPFILES);
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		if (!counts[type])
+			continue;
+		seq_printf(m, "%u %lu ", type, counts[type]);
+		/* Pinned, the device cannot be swapped off under us. */
+		si = get_swap_device(swp_entry(type, 0));
+		if (si) {
+			seq_file_path(m, si->swap_file, " \t\n\\");
+			put_swap_device(si);
+		} else {
+			seq_puts(m, "off");
+		}
+		seq_putc(m, '\n');
+	}
+	seq_printf(m, "total %lu\nspares %lu\n", total,
+		   READ_ONCE(swap_prefetch_global.nr_pool));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(swap_prefetch_tracked);
+
+static void __init swap_prefetch_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("swap_prefetch", NULL);
+
+	debugfs_create_file("tracked", 0400, dir, NULL,
+			    &swap_prefetch_tracked_fops);
+}
+
 static int __init swap_prefetch_init(void)
 {
 	struct task_struct *thread;
@@ -1207,6 +1284,7 @@ static int __init swap_prefetch_init(void)
 	WRITE_ONCE(kprefetchd_task, thread);
 
 	register_sysctl_init("vm", swap_prefetch_sysctl_table);
+	swap_prefetch_debugfs_init();
 	mutex_lock(&swap_prefetch_mutex);
 	swap_prefetch_apply_enabled();
 	mutex_unlock(&swap_prefetch_mutex);

@@ -254,6 +254,9 @@ unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
 				    swp_entry_t *entries, unsigned int max);
 unsigned long swap_prefetch_list_purge_type(struct swap_prefetch_list *l,
 					    int type);
+unsigned long swap_prefetch_list_count_types(struct swap_prefetch_list *l,
+					     unsigned long *counts,
+					     unsigned int nr_types);
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);

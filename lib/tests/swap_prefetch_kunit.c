@@ -173,14 +173,24 @@ static void swap_prefetch_test_list_purge_type(struct kunit *test)
 {
 	struct swap_prefetch_list *l = new_list(test, 8);
 	static const pgoff_t want[] = { 9, 2, 1 };
-	unsigned long recycled;
+	unsigned long recycled, counts[3];
 
 	add_one(test, l, 1);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(1, 1), 3,
 						     &recycled), 3L);
 	add_one(test, l, 2);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 3), 5UL);
+	KUNIT_EXPECT_EQ(test, counts[0], 2UL);
+	KUNIT_EXPECT_EQ(test, counts[1], 3UL);
+	KUNIT_EXPECT_EQ(test, counts[2], 0UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 3UL);
 	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
+	/* What debugfs shows: nothing left of the swapped-off type. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 3), 2UL);
+	KUNIT_EXPECT_EQ(test, counts[0], 2UL);
+	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
+	/* Types beyond the room given are counted in the total only. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 0), 2UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 0UL);
 	/* A device reusing the type starts from nothing. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(1, 1), 3), 0L);

@@ -28,6 +28,7 @@
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_STRESS	CGROUP_ROOT "/swap_prefetch_stress"
 #define FAULT_DIR	"/sys/kernel/debug/"
+#define TRACKED		"/sys/kernel/debug/swap_prefetch/tracked"
 
 static size_t ws_mib;
 static char swap1[64];
@@ -133,12 +134,65 @@ static void squeeze_out(void)
 		ksft_exit_fail_msg("memory.max squeeze failed\n");
 }
 
+/*
+ * Entries debugfs says are tracked for swap device @dev, or -1 without
+ * debugfs; adds to *@off those of devices no longer swapped on.
+ */
+static long tracked_for(const char *dev, long *off)
+{
+	char line[512], path[256];
+	unsigned int type;
+	long n, on = 0;
+	FILE *f = fopen(TRACKED, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %ld %255s", &type, &n, path) != 3)
+			continue;
+		if (!strcmp(path, "off"))
+			*off += n;
+		else if (!strcmp(path, dev))
+			on += n;
+	}
+	fclose(f);
+	return on;
+}
+
+static void show_tracked(void)
+{
+	char line[512];
+	FILE *f = fopen(TRACKED, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		ksft_print_msg("tracked: %s", line);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * Swap @dev off and on again, counting in *@purged the entries it had
+ * before and in *@left those of swapped-off devices still tracked after.
+ */
+static int cycle_swap(const char *dev, int prio, long *purged, long *left)
+{
+	long before = tracked_for(dev, left);
+
+	if (swapoff(dev))
+		return -1;
+	if (before > 0)
+		*purged += before;
+	tracked_for(dev, left);
+	return swapon(dev, prio);
+}
+
 static void test_swapoff_loop(void)
 {
 	const char *name = "swapoff/swapon while prefetching loses no page";
 	size_t len = ws_mib << 20, bad;
 	long stale0 = sp_vmstat("swap_prefetch_stale");
 	long read0 = sp_vmstat("swap_prefetch_read");
+	long purged = 0, left = 0;
 	int round, failed = 0, overlapped = 0;
 	char *buf;
 
@@ -159,12 +213,14 @@ static void test_swapoff_loop(void)
 		for (t = 0; t < 300 && sp_vmstat("swap_prefetch_read") == r0; t++)
 			usleep(100000);
 		overlapped += sp_vmstat("swap_prefetch_read") != r0;
-		if (swap2 && (swapoff(swap2) || swapon(swap2, SWAP_FLAG_PREFER | 10))) {
+		if (!round)
+			show_tracked();
+		if (swap2 && cycle_swap(swap2, SWAP_FLAG_PREFER | 10, &purged, &left)) {
 			ksft_print_msg("round %d: swapoff/swapon %s: %s\n",
 				       round, swap2, strerror(errno));
 			failed++;
 		}
-		if (swapoff(swap1) || swapon(swap1, 0)) {
+		if (cycle_swap(swap1, 0, &purged, &left)) {
 			ksft_print_msg("round %d: swapoff/swapon %s: %s\n",
 				       round, swap1, strerror(errno));
 			failed++;
@@ -175,9 +231,38 @@ static void test_swapoff_loop(void)
 		       round, swap1, swap2 ? " and " : "", swap2 ? swap2 : "",
 		       overlapped, sp_vmstat("swap_prefetch_read") - read0,
 		       sp_vmstat("swap_prefetch_stale") - stale0, bad);
+	if (access(TRACKED, R_OK)) {
+		ksft_print_msg("no %s: tracked entries not checked\n", TRACKED);
+	} else {
+		ksft_print_msg("tracked entries of devices swapped off: %ld before swapoff, %ld after\n",
+			       purged, left);
+		/* Nothing tracked at any swapoff would have checked nothing. */
+		failed += left || !purged;
+	}
 	ksft_test_result(!failed && !bad && overlapped, "%s\n", name);
 	munmap(buf, len);
 	move_self(CGROUP_ROOT);
+}
+
+/*
+ * memory.stat against memory.current and memory.swap.current: prefetched
+ * pages are swap cache charged to the group, and keep their swap slot.
+ * The stat may lag by a flush batch (64 pages per CPU).
+ */
+static bool memcg_stat_consistent(void)
+{
+	const char *stat = CGROUP_STRESS "/memory.stat";
+	long slack = 64L * getpagesize() * sysconf(_SC_NPROCESSORS_ONLN);
+	long anon = sp_keyed(stat, "anon");
+	long cached = sp_keyed(stat, "swapcached");
+	long cur = read_long(CGROUP_STRESS "/memory.current");
+	long swap = read_long(CGROUP_STRESS "/memory.swap.current");
+
+	ksft_print_msg("memory.stat anon %ld KiB, swapcached %ld KiB; memory.current %ld KiB, memory.swap.current %ld KiB\n",
+		       anon >> 10, cached >> 10, cur >> 10, swap >> 10);
+	return anon >= 0 && cached >= 0 && cur >= 0 && swap >= 0 &&
+	       anon <= cur + slack && cached <= cur + slack &&
+	       cached <= swap + slack;
 }
 
 /* A child of the group fills 48 MiB with a 24 MiB limit, waits, checks. */
@@ -187,6 +272,7 @@ static void test_memcg_limit(void)
 	long max = 24 << 20, peak = 0, cur, max0, oom0, swapped;
 	long max_idle, oom_idle;
 	int ready[2], done[2], status, i;
+	bool stat_ok;
 	char go;
 	pid_t pid;
 
@@ -224,13 +310,14 @@ static void test_memcg_limit(void)
 	/* Before the child touches its set again, which hits the limit. */
 	max_idle = sp_keyed(CGROUP_STRESS "/memory.events", "max") - max0;
 	oom_idle = sp_keyed(CGROUP_STRESS "/memory.events", "oom_kill") - oom0;
+	stat_ok = memcg_stat_consistent();
 	ksft_print_msg("swapped %ld KiB; memory.current peak %ld KiB of %ld\n",
 		       swapped >> 10, peak >> 10, max >> 10);
 	ksft_print_msg("while idle: max events +%ld, oom_kill +%ld\n",
 		       max_idle, oom_idle);
 	write(done[1], "x", 1);
 	waitpid(pid, &status, 0);
-	ksft_test_result(swapped > 0 && peak <= max && !max_idle && !oom_idle &&
+	ksft_test_result(swapped > 0 && peak <= max && !max_idle && !oom_idle && stat_ok &&
 			 sp_keyed(CGROUP_STRESS "/memory.events", "oom_kill") == 0 &&
 			 WIFEXITED(status) && !WEXITSTATUS(status),
 			 "%s\n", name);
