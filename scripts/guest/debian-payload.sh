@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the Debian guest (bash), started by /sbin/sp-init: make
+# kselftest against the shared tree, then the redis wake-up benchmark.
+# W, IDLE and PARTS are set by scripts/debian-guest above this line.
+# Disks: vda root (copy-on-write), vdb swap (throttled), vdc scratch for
+# the writeback test (throttled), vdd work space; 9p: src (the patched
+# tree, read-only), io (this folder, results go here).
+IO=/mnt/io
+SOCK=/tmp/redis.sock
+vm() { echo "$2" >"/proc/sys/vm/$1"; }
+say() { echo "debian: $*"; }
+
+mkswap /dev/vdb >/dev/null && swapon /dev/vdb || { say "no swap"; exit 1; }
+# The work disk is kept between runs: make kselftest's headers, built
+# once, take 20 minutes under TCG.
+mkdir -p /work
+mount /dev/vdd /work 2>/dev/null ||
+	{ mkfs.ext4 -q -F /dev/vdd && mount /dev/vdd /work; } ||
+	{ say "no work disk"; exit 1; }
+rm -rf /work/flood
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro \
+	src /src || { say "the kernel tree is not shared"; exit 1; }
+say "$(grep -E 'MemTotal|SwapTotal' /proc/meminfo | tr -s ' ' | paste -sd' ')"
+
+run_kselftest() {
+	mkdir -p /work/kbuild
+	cp "$IO/kernel.config" /work/kbuild/.config
+	say "kselftest begin: make -C /src O=/work/kbuild kselftest TARGETS=swap_prefetch"
+	t0=$(date +%s)
+	# As a kernel CI box runs it: the tree's top-level make, which
+	# installs the UAPI headers first; SP_SCRATCH for the writeback test.
+	# Through a pipe: the kselftest runner reopens /dev/stdout, which on a
+	# plain file would start a second offset writing over make's.
+	SP_SCRATCH=/dev/vdc make -C /src O=/work/kbuild -j2 \
+		kselftest TARGETS=swap_prefetch 2>&1 | cat >"$IO/kselftest.log"
+	rc=${PIPESTATUS[0]}
+	say "kselftest exit status $rc after $(($(date +%s) - t0)) s"
+	echo "$rc" >"$IO/kselftest.rc"
+	show_memory "after make kselftest"
+}
+
+# Where the memory is: for whoever reads the console log.
+show_memory() {
+	say "$1: $(free -m | awk '/^Mem/ { printf "used %d free %d cache %d MiB", $3, $4, $6 }
+		/^Swap/ { printf ", swap used %d MiB", $3 }'); largest:" \
+		"$(ps -eo rss=,comm= --sort=-rss | head -4 |
+		   awk '{ printf "%s %d MiB; ", $2, $1 / 1024 }')"
+}
+
+server_majflt() { awk '{ print $12 }' "/proc/$(pidof redis-server)/stat"; }
+prefetched() { awk '$1 == "swap_prefetch_read" { print $2 }' /proc/vmstat; }
+
+start_server() {
+	redis-server --port 0 --unixsocket "$SOCK" --save '' \
+		--appendonly no --daemonize yes --logfile /tmp/redis.log
+	for _ in $(seq 50); do
+		[ -S "$SOCK" ] && return 0
+		sleep 0.2
+	done
+	say "redis-server did not start"; cat /tmp/redis.log
+	return 1
+}
+
+stop_server() {
+	pid=$(pidof redis-server) || return 0
+	kill "$pid"
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+}
+
+# The job that needs most of RAM, then exits: anonymous memory...
+job_anon() {
+	avail=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+	stress-ng --vm 1 --vm-bytes "$((avail * 9 / 10))M" --vm-keep \
+		--timeout 20s --metrics-brief 2>&1 | sed 's/^/stress-ng: /'
+}
+
+# ...or page cache: metadata of the whole root filesystem, then files
+# larger than RAM read once, as updatedb plus a backup would.
+job_pagecache() {
+	find / -xdev >/dev/null 2>&1
+	cat /work/flood/* >/dev/null
+}
+
+one_run() {
+	scenario=$1 mode=$2
+	stop_server
+	swapoff /dev/vdb && swapon /dev/vdb
+	sync
+	vm drop_caches 3
+	vm swap_prefetch "$mode"
+	start_server || return 1
+	python3 "$IO/redis_wake.py" --sock "$SOCK" load --mib "$W" || return 1
+	show_memory "$scenario/$mode loaded"
+	# In use before the job, as an application would be; and the floor.
+	base=$(python3 "$IO/redis_wake.py" --sock "$SOCK" pass |
+		sed 's/\([a-z0-9_]*\)=/resident_\1=/g')
+	[ -n "$base" ] || return 1
+	python3 "$IO/redis_wake.py" --sock "$SOCK" sample \
+		--pid "$(pidof redis-server)" --label "$scenario,$mode" \
+		--out "$IO/resident.txt" &
+	sampler=$!
+	flt0=$(server_majflt)
+	pf0=$(prefetched)
+	t0=$(date +%s%N)
+	"job_$scenario"
+	t1=$(date +%s%N)
+	show_memory "$scenario/$mode after the job"
+	swapped=$(awk '/^VmSwap/ { print $2 }' "/proc/$(pidof redis-server)/status")
+	sleep "$IDLE"
+	show_memory "$scenario/$mode after idle"
+	flt1=$(server_majflt)
+	pf1=$(prefetched)
+	line=$(python3 "$IO/redis_wake.py" --sock "$SOCK" pass) || return 1
+	flt2=$(server_majflt)
+	stop_server
+	wait "$sampler"
+	echo "app scenario=$scenario prefetch=$mode job_s=$(((t1 - t0) / 1000000000)).$(((t1 - t0) / 100000000 % 10)) swapped_kib=$swapped majflt_idle=$((flt1 - flt0)) majflt_pass=$((flt2 - flt1)) prefetched=$((pf1 - pf0)) $line $base" |
+		tee -a "$IO/app.txt"
+}
+
+run_app() {
+	say "app begin: W=$W MiB, idle $IDLE s"
+	mkdir -p /work/flood
+	mem=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+	for i in 1 2 3 4; do
+		dd if=/dev/zero of="/work/flood/f$i" bs=1M count=$((mem / 2)) \
+			status=none
+	done
+	for scenario in anon pagecache; do
+		for mode in 0 1; do
+			one_run "$scenario" "$mode" || say "run $scenario $mode failed"
+		done
+	done
+	grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'
+	say "app end"
+}
+
+case " $PARTS " in *" kselftest "*) run_kselftest ;; esac
+case " $PARTS " in *" app "*) run_app ;; esac

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The client side of the Debian guest's application benchmark, with
+redis-py (Debian's python3-redis) over the server's unix socket.
+
+load: fill the server with W MiB of 64 KiB values, each derived from its
+key so that a read can be checked.  pass: read every key once, in key
+order, as a user coming back to the application would; print the time of
+the whole pass, request latency percentiles and the values that did not
+match.  sample: log the server's resident and swapped memory every half
+second until it exits, from one process (a shell loop forking every half
+second would look like foreground activity to kprefetchd).
+"""
+
+import argparse
+import hashlib
+import sys
+import time
+
+import redis
+
+VALUE_BYTES = 65536
+
+
+def key(i):
+    return f"w:{i:07d}"
+
+
+def value(k):
+    return hashlib.blake2b(k.encode(), digest_size=64).digest() * (VALUE_BYTES // 64)
+
+
+def load(r, mib):
+    n = mib * 1024 * 1024 // VALUE_BYTES
+    pipe = r.pipeline(transaction=False)
+    for i in range(n):
+        k = key(i)
+        pipe.set(k, value(k))
+        if i % 64 == 63:
+            pipe.execute()
+    pipe.execute()
+    got = r.dbsize()
+    if got != n:
+        sys.exit(f"redis_wake: loaded {got} keys, wanted {n}")
+
+
+def percentile(sorted_xs, p):
+    return sorted_xs[min(len(sorted_xs) - 1, int(len(sorted_xs) * p / 100))]
+
+
+def full_pass(r):
+    n = r.dbsize()
+    lat = []
+    bad = 0
+    t0 = time.perf_counter()
+    for i in range(n):
+        k = key(i)
+        s = time.perf_counter()
+        v = r.get(k)
+        lat.append(time.perf_counter() - s)
+        if v != value(k):
+            bad += 1
+    total = time.perf_counter() - t0
+    if not n:
+        sys.exit("redis_wake: the server holds no keys")
+    lat.sort()
+    print(f"requests={n} pass_s={total:.3f} "
+          f"p50_ms={percentile(lat, 50) * 1e3:.3f} "
+          f"p99_ms={percentile(lat, 99) * 1e3:.3f} "
+          f"max_ms={lat[-1] * 1e3:.3f} bad_values={bad}")
+
+
+def status_kib(pid):
+    rss = swap = 0
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+            elif line.startswith("VmSwap:"):
+                swap = int(line.split()[1])
+    return rss, swap
+
+
+def sample(pid, label, out):
+    t0 = time.monotonic()
+    with open(out, "a") as f:
+        while True:
+            try:
+                rss, swap = status_kib(pid)
+            except (FileNotFoundError, ProcessLookupError):
+                return
+            ms = int((time.monotonic() - t0) * 1000)
+            f.write(f"{label} {ms} {rss} {swap}\n")
+            f.flush()
+            time.sleep(0.5)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sock", required=True, help="the server's unix socket")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    ld = sub.add_parser("load", help="fill the server")
+    ld.add_argument("--mib", type=int, required=True, help="dataset size")
+    sub.add_parser("pass", help="read every key once and report")
+    sm = sub.add_parser("sample", help="log the server's memory")
+    sm.add_argument("--pid", type=int, required=True)
+    sm.add_argument("--label", required=True)
+    sm.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.cmd == "sample":
+        sample(args.pid, args.label, args.out)
+        return
+    r = redis.Redis(unix_socket_path=args.sock)
+    if args.cmd == "load":
+        load(r, args.mib)
+    else:
+        full_pass(r)
+
+
+if __name__ == "__main__":
+    main()
