@@ -7,8 +7,8 @@ load: fill the server with W MiB of 64 KiB values, each derived from its
 key so that a read can be checked.  pass: read every key once, in key
 order, as a user coming back to the application would; print the time of
 the whole pass, request latency percentiles and the values that did not
-match.  sample: log the server's resident and swapped memory every half
-second until it exits, from one process (a shell loop forking every half
+match.  sample: log the server's resident and swapped memory and the swap cache
+every half second until it exits, from one process (a shell loop forking every half
 second would look like foreground activity to kprefetchd).
 """
 
@@ -81,6 +81,14 @@ def status_kib(pid):
     return rss, swap
 
 
+def swap_cached_kib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("SwapCached:"):
+                return int(line.split()[1])
+    return 0
+
+
 def sample(pid, label, out):
     t0 = time.monotonic()
     with open(out, "a") as f:
@@ -90,7 +98,8 @@ def sample(pid, label, out):
             except (FileNotFoundError, ProcessLookupError):
                 return
             ms = int((time.monotonic() - t0) * 1000)
-            f.write(f"{label} {ms} {rss} {swap}\n")
+            # Prefetched pages are swap cache, not RSS, until touched.
+            f.write(f"{label} {ms} {rss} {swap} {swap_cached_kib()}\n")
             f.flush()
             time.sleep(0.5)
 
