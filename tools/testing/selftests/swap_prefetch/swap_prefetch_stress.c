@@ -234,7 +234,7 @@ static void test_swapoff_loop(void)
 	if (access(TRACKED, R_OK)) {
 		ksft_print_msg("no %s: tracked entries not checked\n", TRACKED);
 	} else {
-		ksft_print_msg("tracked entries of devices swapped off: %ld before swapoff, %ld after\n",
+		ksft_print_msg("entries of swapped-off devices: %ld before swapoff, %ld after\n",
 			       purged, left);
 		/* Nothing tracked at any swapoff would have checked nothing. */
 		failed += left || !purged;
@@ -258,7 +258,7 @@ static bool memcg_stat_consistent(void)
 	long cur = read_long(CGROUP_STRESS "/memory.current");
 	long swap = read_long(CGROUP_STRESS "/memory.swap.current");
 
-	ksft_print_msg("memory.stat anon %ld KiB, swapcached %ld KiB; memory.current %ld KiB, memory.swap.current %ld KiB\n",
+	ksft_print_msg("KiB: memory.stat anon %ld swapcached %ld, current %ld, swap.current %ld\n",
 		       anon >> 10, cached >> 10, cur >> 10, swap >> 10);
 	return anon >= 0 && cached >= 0 && cur >= 0 && swap >= 0 &&
 	       anon <= cur + slack && cached <= cur + slack &&
