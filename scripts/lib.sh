@@ -40,10 +40,11 @@ need_packages() {
 		die "apt-get install$missing failed"
 }
 
+# rsync: the kernel's headers_install (selftests/mm, make kselftest).
 need_build_packages() {
 	need_packages gcc:gcc make:make flex:flex bison:bison bc:bc \
 		perl:perl python3:python3 git:git xz:xz-utils ccache:ccache \
-		cpio:cpio patch:patch \
+		cpio:cpio patch:patch rsync:rsync \
 		/usr/include/libelf.h:libelf-dev \
 		/usr/include/openssl/ssl.h:libssl-dev \
 		"$TARBALL:linux-source-6.12"
