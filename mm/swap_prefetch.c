@@ -14,10 +14,13 @@
  *   swap-out and swap-in paths only trylock it and drop their update on
  *   contention: forgetting an entry costs one missed prefetch, waiting
  *   would cost reclaim latency.  kprefetchd, swapoff and the sysctl take it
- *   unconditionally.  Nothing else is taken under it.
+ *   unconditionally.  Under it only the allocators' own locks are taken,
+ *   when a record finds no spare entry and allocates one (slab, and the
+ *   zone lock if the slab needs a new page).
  * - kprefetchd never holds the list lock while reading: it pops a batch
  *   first, so its own add_to_swap_cache() -> swap_prefetch_forget() finds
- *   nothing to remove.
+ *   nothing to remove.  It puts back what it did not read only if no purge
+ *   ran since the pop (purge_seq), so a purge is never undone.
  * - Each read pins its swap device with get_swap_device(); swapoff waits
  *   for the pin, then purges the device's entries.
  * - swap_prefetch_mutex serialises sysctl writes that switch the feature.
@@ -127,6 +130,8 @@ VISIBLE_IF_KUNIT int swap_prefetch_list_init(struct swap_prefetch_list *l,
 	l->nr_pool = 0;
 	/* Spares for the records of one large swap storm: 1/8 of the cap. */
 	l->pool_max = max / 8;
+	l->purge_seq = 0;
+	l->popped_seq = 0;
 	atomic_long_set(&l->nr_contended, 0);
 	return 0;
 }
@@ -293,9 +298,13 @@ static long __swap_prefetch_list_add(struct swap_prefetch_list *l,
  * @entry: the first entry
  * @nr: how many consecutive entries (all those of a large folio)
  * @recycled: set to how many old entries were recycled to make room
+ * @first: set to true if the list was empty and now is not
  *
  * Never waits: called from reclaim.  An entry already on the list moves to
- * the head instead of being added twice.
+ * the head instead of being added twice.  @first is decided under the
+ * lock, so exactly one of the records that race with the pop of the last
+ * entry sees the list empty: kprefetchd sleeps without a timeout while it
+ * is, and that record must wake it.
  *
  * Return: the number of entries recorded, or -EBUSY if @l->lock was
  * contended and nothing was changed.
@@ -303,16 +312,21 @@ static long __swap_prefetch_list_add(struct swap_prefetch_list *l,
 VISIBLE_IF_KUNIT long swap_prefetch_list_add(struct swap_prefetch_list *l,
 					     swp_entry_t entry,
 					     unsigned long nr,
-					     unsigned long *recycled)
+					     unsigned long *recycled,
+					     bool *first)
 {
+	bool was_empty;
 	long added;
 
 	*recycled = 0;
+	*first = false;
 	if (!spin_trylock(&l->lock)) {
 		atomic_long_inc(&l->nr_contended);
 		return -EBUSY;
 	}
+	was_empty = !l->nr;
 	added = __swap_prefetch_list_add(l, entry, nr, recycled);
+	*first = was_empty && l->nr;
 	spin_unlock(&l->lock);
 	return added;
 }
@@ -361,6 +375,9 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_del);
  * @entries: where to store them, newest first
  * @max: room in @entries
  *
+ * Only one task pops a list (kprefetchd for the global one); what it does
+ * not read it may put back with swap_prefetch_list_requeue().
+ *
  * Return: the number of entries taken.
  */
 VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
@@ -371,6 +388,7 @@ VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *
 	unsigned int nr = 0;
 
 	spin_lock(&l->lock);
+	l->popped_seq = l->purge_seq;
 	while (nr < max && !list_empty(&l->mru)) {
 		e = list_first_entry(&l->mru, struct swap_prefetch_entry, lru);
 		entries[nr++] = e->entry;
@@ -381,6 +399,41 @@ VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_pop);
 
+/**
+ * swap_prefetch_list_requeue - put back entries of the last pop not read
+ * @l: the list
+ * @entries: the entries, as the popper left them
+ * @nr: how many
+ *
+ * A purge since the pop (swapoff, or the feature switched off) may have
+ * been meant for these entries, and after a swapon reuses the type they
+ * would name unrelated slots: then they are dropped, all of them, rather
+ * than sorted out one by one.  Otherwise they go back at the head,
+ * @entries[0] first, recycling the oldest entries if the list is full:
+ * they were the newest when popped.
+ *
+ * Return: the number of entries put back.
+ */
+VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_requeue(struct swap_prefetch_list *l,
+							 const swp_entry_t *entries,
+							 unsigned int nr)
+{
+	unsigned long recycled;
+	unsigned int i = nr;
+
+	spin_lock(&l->lock);
+	if (l->purge_seq != l->popped_seq) {
+		spin_unlock(&l->lock);
+		return 0;
+	}
+	/* Last to first, so that @entries[0] ends up at the head. */
+	while (i--)
+		__swap_prefetch_list_add(l, entries[i], 1, &recycled);
+	spin_unlock(&l->lock);
+	return nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_requeue);
+
 /* Forget the entries of swap @type, or all of them if @type < 0. */
 static unsigned long __swap_prefetch_list_purge(struct swap_prefetch_list *l,
 						int type)
@@ -390,6 +443,8 @@ static unsigned long __swap_prefetch_list_purge(struct swap_prefetch_list *l,
 
 	/* Swapoff and switching off are rare: a walk of the list is fine. */
 	spin_lock(&l->lock);
+	/* What kprefetchd popped before now may be of @type too. */
+	l->purge_seq++;
 	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
 		if (type >= 0 && swp_type(e->entry) != type)
 			continue;
@@ -656,8 +711,13 @@ swap_prefetch_pace(struct swap_prefetch_pacer *p,
 	}
 	*batch = min_t(unsigned long, (unsigned long)t->batch << shift,
 		       SWAP_PREFETCH_BATCH_MAX);
-	/* Quartered: the ramp to full speed costs 1.3 intervals, not 2. */
-	p->next = now + (t->interval >> min(2 * shift, BITS_PER_LONG - 1));
+	/*
+	 * Quartered: the ramp to full speed costs 1.3 intervals, not 2.  The
+	 * floor keeps rounds that read nothing (every entry failed) from
+	 * running back to back.
+	 */
+	p->next = now + max(t->interval >> min(2 * shift, BITS_PER_LONG - 1),
+			    SWAP_PREFETCH_MIN_INTERVAL);
 	p->streak = min(p->streak + 1, SWAP_PREFETCH_MAX_STREAK);
 	return v;
 }
@@ -692,11 +752,11 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_memcg_room_ok);
 void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {
 	unsigned long recycled;
-	bool was_empty = !READ_ONCE(swap_prefetch_global.nr);
+	bool first;
 	long added;
 
 	added = swap_prefetch_list_add(&swap_prefetch_global, entry, nr,
-				       &recycled);
+				       &recycled, &first);
 	if (added < 0) {
 		count_vm_event(SWAP_PREFETCH_CONTENDED);
 		return;
@@ -705,7 +765,7 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 	count_vm_events(SWAP_PREFETCH_RECORDED, added);
 	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
 	/* kprefetchd sleeps without a timeout while there is nothing to do. */
-	if (was_empty && added)
+	if (first)
 		wake_up_interruptible(&kprefetchd_wait);
 }
 
@@ -931,17 +991,14 @@ out:
 	return ret;
 }
 
-/* Put back entries a round took but did not get to. */
+/*
+ * Put back entries a round took but did not get to.  The batch was sorted
+ * by offset for the reads: they go back lowest offset first, their MRU
+ * order among themselves lost, all still ahead of older entries.
+ */
 static void kprefetchd_requeue(swp_entry_t *entries, unsigned int nr)
 {
-	struct swap_prefetch_list *l = &swap_prefetch_global;
-	unsigned long recycled;
-
-	spin_lock(&l->lock);
-	/* Oldest first, so that the newest ends up at the head again. */
-	while (nr--)
-		__swap_prefetch_list_add(l, entries[nr], 1, &recycled);
-	spin_unlock(&l->lock);
+	swap_prefetch_list_requeue(&swap_prefetch_global, entries, nr);
 }
 
 /* Foreground work started during a round?  Leaves the baseline alone. */
@@ -1230,8 +1287,12 @@ static int swap_prefetch_tracked_show(struct seq_file *m, void *v)
 		if (!counts[type])
 			continue;
 		seq_printf(m, "%u %lu ", type, counts[type]);
-		/* Pinned, the device cannot be swapped off under us. */
-		si = get_swap_device(swp_entry(type, 0));
+		/*
+		 * Pinned, the device cannot be swapped off under us.  Offset 1:
+		 * for type 0, offset 0 is the zero entry, which
+		 * get_swap_device() refuses even while the device is on.
+		 */
+		si = get_swap_device(swp_entry(type, 1));
 		if (si) {
 			seq_file_path(m, si->swap_file, " \t\n\\");
 			put_swap_device(si);

@@ -116,6 +116,9 @@ static inline bool current_is_kprefetchd(void)
  * @nr_pool: entries on @pool
  * @pool_max: cap on @nr_pool
  * @nr_contended: updates skipped because @lock was contended
+ * @purge_seq: purges so far
+ * @popped_seq: @purge_seq at the last pop; if it differs, what that pop
+ *	took must not be put back
  */
 struct swap_prefetch_list {
 	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
@@ -128,6 +131,8 @@ struct swap_prefetch_list {
 	unsigned long nr_pool;
 	unsigned long pool_max;
 	atomic_long_t nr_contended;
+	unsigned long purge_seq;
+	unsigned long popped_seq;
 };
 
 /**
@@ -209,6 +214,8 @@ enum swap_prefetch_activity_item {
 #define SWAP_PREFETCH_BATCH_MAX		1024
 /* Idle rounds after which adaptive pacing stops speeding up. */
 #define SWAP_PREFETCH_MAX_STREAK	16
+/* The shortest wait between two rounds, however long the idle streak. */
+#define SWAP_PREFETCH_MIN_INTERVAL	(msecs_to_jiffies(10) ?: 1)
 
 /**
  * struct swap_prefetch_pacer - when the next round may run, and how big
@@ -247,11 +254,15 @@ unsigned long swap_prefetch_list_refill(struct swap_prefetch_list *l,
 					gfp_t gfp);
 void swap_prefetch_list_destroy(struct swap_prefetch_list *l);
 long swap_prefetch_list_add(struct swap_prefetch_list *l, swp_entry_t entry,
-			    unsigned long nr, unsigned long *recycled);
+			    unsigned long nr, unsigned long *recycled,
+			    bool *first);
 long swap_prefetch_list_del(struct swap_prefetch_list *l, swp_entry_t entry,
 			    unsigned long nr);
 unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
 				    swp_entry_t *entries, unsigned int max);
+unsigned int swap_prefetch_list_requeue(struct swap_prefetch_list *l,
+					const swp_entry_t *entries,
+					unsigned int nr);
 unsigned long swap_prefetch_list_purge_type(struct swap_prefetch_list *l,
 					    int type);
 unsigned long swap_prefetch_list_count_types(struct swap_prefetch_list *l,

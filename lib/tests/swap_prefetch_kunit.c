@@ -40,9 +40,10 @@ static void add_one(struct kunit *test, struct swap_prefetch_list *l,
 		    pgoff_t offset)
 {
 	unsigned long recycled;
+	bool first;
 
 	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(0, offset), 1,
-						     &recycled), 1);
+						     &recycled, &first), 1);
 }
 
 /* Pop everything and compare with @want, newest first. */
@@ -92,16 +93,17 @@ static void swap_prefetch_test_list_recycle_oldest(struct kunit *test)
 	struct swap_prefetch_list *l = new_list(test, 3);
 	static const pgoff_t want[] = { 5, 4, 3 };
 	unsigned long recycled;
+	bool first;
 	pgoff_t off;
 
 	for (off = 1; off <= 3; off++)
 		add_one(test, l, off);
 	/* before: 3 2 1 (full); after two more: 5 4 3 */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 4), 1,
-						     &recycled), 1);
+						     &recycled, &first), 1);
 	KUNIT_EXPECT_EQ(test, recycled, 1UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 5), 1,
-						     &recycled), 1);
+						     &recycled, &first), 1);
 	KUNIT_EXPECT_EQ(test, recycled, 1UL);
 	KUNIT_EXPECT_EQ(test, l->nr, 3UL);
 	/* The recycled entries are gone from the index too. */
@@ -114,13 +116,14 @@ static void swap_prefetch_test_list_rerecord(struct kunit *test)
 	struct swap_prefetch_list *l = new_list(test, 3);
 	static const pgoff_t want[] = { 1, 3, 2 };
 	unsigned long recycled;
+	bool first;
 	pgoff_t off;
 
 	for (off = 1; off <= 3; off++)
 		add_one(test, l, off);
 	/* before: 3 2 1; after re-recording 1: 1 3 2, nothing recycled */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 1), 1,
-						     &recycled), 1);
+						     &recycled, &first), 1);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	KUNIT_EXPECT_EQ(test, l->nr, 3UL);
 	expect_order(test, l, want, ARRAY_SIZE(want));
@@ -147,9 +150,10 @@ static void swap_prefetch_test_list_large_folio(struct kunit *test)
 	struct swap_prefetch_list *l = new_list(test, 16);
 	static const pgoff_t want[] = { 107, 106, 105, 104, 101, 100 };
 	unsigned long recycled;
+	bool first;
 
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 100), 8,
-						     &recycled), 8L);
+						     &recycled, &first), 8L);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 102), 2), 2L);
 	expect_order(test, l, want, ARRAY_SIZE(want));
@@ -160,10 +164,11 @@ static void swap_prefetch_test_list_large_folio_cap(struct kunit *test)
 	struct swap_prefetch_list *l = new_list(test, 4);
 	static const pgoff_t want[] = { 207, 206, 205, 204 };
 	unsigned long recycled;
+	bool first;
 
 	add_one(test, l, 1);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 200), 8,
-						     &recycled), 8L);
+						     &recycled, &first), 8L);
 	KUNIT_EXPECT_EQ(test, recycled, 5UL);
 	KUNIT_EXPECT_EQ(test, l->nr, 4UL);
 	expect_order(test, l, want, ARRAY_SIZE(want));
@@ -174,10 +179,11 @@ static void swap_prefetch_test_list_purge_type(struct kunit *test)
 	struct swap_prefetch_list *l = new_list(test, 8);
 	static const pgoff_t want[] = { 9, 2, 1 };
 	unsigned long recycled, counts[3];
+	bool first;
 
 	add_one(test, l, 1);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(1, 1), 3,
-						     &recycled), 3L);
+						     &recycled, &first), 3L);
 	add_one(test, l, 2);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 3), 5UL);
 	KUNIT_EXPECT_EQ(test, counts[0], 2UL);
@@ -237,6 +243,107 @@ static void swap_prefetch_test_list_pool(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 0UL);
 }
 
+/*
+ * kprefetchd sleeps without a timeout once the list is empty, so a record
+ * that makes it non-empty must wake it, whatever it saw of the list before
+ * taking the lock.
+ */
+static void swap_prefetch_test_list_record_wakes(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 8);
+	unsigned long recycled, sampled;
+	bool first, asleep = false;
+	unsigned int step;
+	swp_entry_t got[8];
+	u32 rnd = 1;
+
+	/*
+	 * A recorder samples the list (not empty), kprefetchd pops the last
+	 * entry and sleeps, then the record takes the lock: it must wake.
+	 */
+	add_one(test, l, 1);
+	sampled = READ_ONCE(l->nr);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 8), 1U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 2), 1,
+						     &recycled, &first), 1L);
+	KUNIT_EXPECT_NE(test, sampled, 0UL);
+	KUNIT_EXPECT_TRUE(test, first);
+
+	/*
+	 * Any mix of records, pops and forgets: a sleeper that went to sleep
+	 * on an empty list and is woken only by "first" records is never
+	 * asleep while there is something to read.
+	 */
+	for (step = 0; step < 500; step++) {
+		rnd = rnd * 1103515245 + 12345;
+		switch ((rnd >> 16) % 3) {
+		case 0:
+			KUNIT_ASSERT_GE(test,
+					swap_prefetch_list_add(l, ent(0, (rnd >> 4) % 12),
+							       (rnd >> 24) % 3 + 1,
+							       &recycled, &first),
+					0L);
+			if (first)
+				asleep = false;
+			break;
+		case 1:
+			swap_prefetch_list_pop(l, got, (rnd >> 20) % 4 + 1);
+			asleep = !l->nr;
+			break;
+		default:
+			swap_prefetch_list_del(l, ent(0, (rnd >> 4) % 12), 2);
+			asleep |= !l->nr;
+			break;
+		}
+		KUNIT_EXPECT_FALSE_MSG(test, asleep && l->nr,
+				       "step %u: %lu entries, nobody woken", step,
+				       l->nr);
+	}
+}
+
+/* What a round did not read goes back at the head. */
+static void swap_prefetch_test_list_requeue(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 8);
+	static const pgoff_t want[] = { 3, 2, 1 };
+	swp_entry_t got[3];
+
+	add_one(test, l, 1);
+	add_one(test, l, 2);
+	add_one(test, l, 3);
+	add_one(test, l, 4);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 3), 3U);
+	/* 4 was read; 3 and 2 were not. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_requeue(l, got + 1, 2), 2U);
+	expect_order(test, l, want, ARRAY_SIZE(want));
+}
+
+/* Nothing purged comes back: not through a batch popped before the purge. */
+static void swap_prefetch_test_list_requeue_after_purge(struct kunit *test)
+{
+	struct swap_prefetch_list *l = new_list(test, 16);
+	unsigned long recycled, counts[2];
+	swp_entry_t got[8];
+	unsigned int n;
+	bool first;
+
+	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(0, 1), 3,
+						     &recycled, &first), 3L);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(1, 1), 3,
+						     &recycled, &first), 3L);
+	/* kprefetchd pops a batch of both types, then swapoff purges type 1. */
+	n = swap_prefetch_list_pop(l, got, 4);
+	KUNIT_EXPECT_EQ(test, n, 4U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_requeue(l, got, n), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 2), 2UL);
+	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
+	/* A batch popped after the purge may be put back again. */
+	n = swap_prefetch_list_pop(l, got, 1);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_list_requeue(l, got, n), 1U);
+	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
+}
+
 static struct kunit_case swap_prefetch_list_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_list_init),
 	KUNIT_CASE(swap_prefetch_test_list_mru_order),
@@ -248,6 +355,9 @@ static struct kunit_case swap_prefetch_list_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_list_purge_type),
 	KUNIT_CASE(swap_prefetch_test_list_empty),
 	KUNIT_CASE(swap_prefetch_test_list_pool),
+	KUNIT_CASE(swap_prefetch_test_list_record_wakes),
+	KUNIT_CASE(swap_prefetch_test_list_requeue),
+	KUNIT_CASE(swap_prefetch_test_list_requeue_after_purge),
 	{}
 };
 
@@ -262,6 +372,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	struct swap_prefetch_list *l = new_list(test, 4);
 	static const pgoff_t want[] = { 3, 1 };
 	unsigned long recycled = 42;
+	bool first;
 
 	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
 		kunit_skip(test, "spin_trylock() always succeeds on this UP kernel");
@@ -272,7 +383,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	/* Another CPU holds the lock: both paths give up at once. */
 	spin_lock(&l->lock);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 3), 1,
-						     &recycled), -EBUSY);
+						     &recycled, &first), -EBUSY);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 1L);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 2), 1), -EBUSY);
@@ -282,7 +393,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 
 	/* Released: the same calls now work and the counter stays. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 3), 1,
-						     &recycled), 1L);
+						     &recycled, &first), 1L);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 2), 1), 1L);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 2L);
 	expect_order(test, l, want, ARRAY_SIZE(want));
@@ -612,7 +723,7 @@ static void swap_prefetch_test_pace_adaptive(struct kunit *test)
 	unsigned int batch, round;
 
 	t.adaptive = true;
-	/* 32, 64, ... pages, each round sooner, up to the batch cap. */
+	/* 32, 64, ... pages, each round sooner, down to the floor. */
 	for (round = 0; round < 8; round++) {
 		KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, 0,
 							 &t, &batch),
@@ -620,7 +731,9 @@ static void swap_prefetch_test_pace_adaptive(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, batch,
 				    min(32U << round, SWAP_PREFETCH_BATCH_MAX),
 				    "round %u", round);
-		KUNIT_EXPECT_EQ_MSG(test, p.next, 100UL >> (2 * round),
+		KUNIT_EXPECT_EQ_MSG(test, p.next,
+				    max(100UL >> (2 * round),
+					(unsigned long)SWAP_PREFETCH_MIN_INTERVAL),
 				    "round %u", round);
 	}
 	/* The shift saturates instead of overflowing. */
@@ -628,7 +741,9 @@ static void swap_prefetch_test_pace_adaptive(struct kunit *test)
 		swap_prefetch_pace(&p, &idle_snapshot, 0, &t, &batch);
 	KUNIT_EXPECT_EQ(test, p.streak, (unsigned int)SWAP_PREFETCH_MAX_STREAK);
 	KUNIT_EXPECT_EQ(test, batch, (unsigned int)SWAP_PREFETCH_BATCH_MAX);
-	KUNIT_EXPECT_EQ(test, p.next, 0UL);
+	/* Rounds never run back to back, however long the idle streak. */
+	KUNIT_EXPECT_GE(test, p.next, 1UL);
+	KUNIT_EXPECT_EQ(test, p.next, (unsigned long)SWAP_PREFETCH_MIN_INTERVAL);
 	/* One busy round starts over from the first small batch. */
 	busy.activity = BIT(SWAP_PREFETCH_ACT_SCAN_KSWAPD);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &busy, 0, &t, &batch),
