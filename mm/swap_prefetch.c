@@ -991,16 +991,6 @@ out:
 	return ret;
 }
 
-/*
- * Put back entries a round took but did not get to.  The batch was sorted
- * by offset for the reads: they go back lowest offset first, their MRU
- * order among themselves lost, all still ahead of older entries.
- */
-static void kprefetchd_requeue(swp_entry_t *entries, unsigned int nr)
-{
-	swap_prefetch_list_requeue(&swap_prefetch_global, entries, nr);
-}
-
 /* Foreground work started during a round?  Leaves the baseline alone. */
 static bool kprefetchd_activity_peek(void)
 {
@@ -1064,8 +1054,14 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 	/* Make the new folios visible to reclaim on the inactive LRU now. */
 	lru_add_drain();
 
+	/*
+	 * Put back what the round did not get to.  The batch was sorted by
+	 * offset for the reads: the rest goes back lowest offset first, its
+	 * MRU order lost, all of it still ahead of older entries.
+	 */
 	if (i < nr)
-		kprefetchd_requeue(kprefetchd_batch + i, nr - i);
+		swap_prefetch_list_requeue(&swap_prefetch_global,
+					   kprefetchd_batch + i, nr - i);
 	count_vm_events(SWAP_PREFETCH_READ, nr_read);
 	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
 	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
