@@ -34,10 +34,13 @@
 #include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/ioprio.h>
+#include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/mempolicy.h>
 #include <linux/mm_inline.h>
+#include <linux/part_stat.h>
+#include <linux/psi.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -45,7 +48,9 @@
 #include <linux/swap_prefetch.h>
 #include <linux/swapops.h>
 #include <linux/sysctl.h>
+#include <linux/tick.h>
 #include <linux/vmstat.h>
+#include <linux/writeback.h>
 #include <linux/zswap.h>
 #include <kunit/visibility.h>
 
@@ -81,8 +86,16 @@ static struct swap_prefetch_list swap_prefetch_global;
 static struct swap_prefetch_pacer kprefetchd_pacer;
 static unsigned long kprefetchd_events[NR_VM_EVENT_ITEMS];
 static unsigned long kprefetchd_activity[NR_SWAP_PREFETCH_ACT];
-/* Pages kprefetchd allocated itself: not foreground allocation. */
-static unsigned long kprefetchd_own_allocs;
+static struct swap_prefetch_trend kprefetchd_trend;
+/* Pages kprefetchd read itself: not foreground swap-in or allocation. */
+static unsigned long kprefetchd_own_reads;
+/* Swap devices' sectors and own reads at the last check. */
+static unsigned long kprefetchd_io_sectors, kprefetchd_io_own;
+/* CPU time at the last CPU sample: when, idle, kprefetchd's own. */
+static u64 kprefetchd_cpu_at, kprefetchd_cpu_idle, kprefetchd_cpu_own;
+static bool kprefetchd_cpu_was_busy;
+/* Bit 0: a sysctl changed the pacing; look again now. */
+static unsigned long kprefetchd_kick;
 static swp_entry_t kprefetchd_batch[SWAP_PREFETCH_BATCH_MAX];
 static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 
@@ -562,19 +575,71 @@ swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_zones_short);
 
 /**
- * swap_prefetch_dirty_limit - dirty pages that still count as idle
+ * swap_prefetch_trend_slack - how far free memory may fall in one window
  * @totalram: usable RAM in pages
  *
- * A desktop always has a few dirty pages; many of them mean writeback is
- * coming, and prefetch reads would compete with it.
+ * Memory that comes and goes within a window is churn; beyond this much,
+ * a fall from one window to the next is a job growing.
  *
- * Return: the dirty page count at and above which prefetch waits.
+ * Return: the slack in pages: 1/256 of RAM, at least 4 MiB.
  */
-VISIBLE_IF_KUNIT unsigned long swap_prefetch_dirty_limit(unsigned long totalram)
+VISIBLE_IF_KUNIT unsigned long swap_prefetch_trend_slack(unsigned long totalram)
 {
-	return max_t(unsigned long, SWAP_CLUSTER_MAX, totalram / 256);
+	return max_t(unsigned long, totalram / 256, SZ_4M >> PAGE_SHIFT);
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_dirty_limit);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_slack);
+
+/**
+ * swap_prefetch_trend_update - add a sample of available memory
+ * @tr: the trend
+ * @avail: memory that can be had without I/O, in pages, with what
+ *	kprefetchd itself read added back
+ * @now: the current time in jiffies
+ * @window: length of a window in jiffies, at least 1
+ * @slack: how far the most memory seen may fall from one window to the
+ *	next and still count as steady
+ *
+ * Return: true unless two windows have closed and the last one did not
+ * fall: a trend that is not known yet is not steady.
+ */
+VISIBLE_IF_KUNIT bool
+swap_prefetch_trend_update(struct swap_prefetch_trend *tr, unsigned long avail,
+			   unsigned long now, unsigned long window,
+			   unsigned long slack)
+{
+	if (!tr->valid) {
+		*tr = (struct swap_prefetch_trend){
+			.start = now, .cur_max = avail, .valid = true,
+		};
+	} else if (time_before(now, tr->start + window)) {
+		tr->cur_max = max(tr->cur_max, avail);
+	} else {
+		tr->falling = tr->windows && tr->prev_max > tr->cur_max + slack;
+		tr->windows = min(tr->windows + 1, 2U);
+		tr->prev_max = tr->cur_max;
+		tr->cur_max = avail;
+		tr->start = now;
+	}
+	return tr->windows < 2 || tr->falling;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_update);
+
+/**
+ * swap_prefetch_cpu_busy - is foreground work keeping the CPUs busy?
+ * @others_ns: CPU time used by others than kprefetchd over a span
+ * @capacity_ns: the span times the number of online CPUs
+ *
+ * A periodic timer or a compositor's frame is not a busy CPU; a build is.
+ *
+ * Return: true if others used more than %SWAP_PREFETCH_CPU_BUSY_PCT
+ * percent of the CPUs' time.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_cpu_busy(u64 others_ns, u64 capacity_ns)
+{
+	return div64_u64(others_ns * 100, capacity_ns ?: 1) >
+	       SWAP_PREFETCH_CPU_BUSY_PCT;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_cpu_busy);
 
 /**
  * swap_prefetch_idle_verdict - may kprefetchd read now?
@@ -590,14 +655,18 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 
 	if (s->activity)
 		return SWAP_PREFETCH_BUSY;
+	if (s->free_falling)
+		return SWAP_PREFETCH_FREE_FALLING;
+	if (s->laptop_mode)
+		return SWAP_PREFETCH_LAPTOP_MODE;
 	if (s->swap_full)
 		return SWAP_PREFETCH_SWAP_FULL;
 	if (s->zones_short)
 		return SWAP_PREFETCH_LOW_FREE;
-	if (s->writeback)
-		return SWAP_PREFETCH_WRITEBACK;
-	if (s->dirty >= swap_prefetch_dirty_limit(s->totalram))
-		return SWAP_PREFETCH_DIRTY;
+	if (s->swap_io > SWAP_PREFETCH_IO_SLACK)
+		return SWAP_PREFETCH_SWAP_IO;
+	if (s->cpu_busy)
+		return SWAP_PREFETCH_CPU_BUSY;
 	if (s->mapped + s->slab + s->swapcache >= mapped_limit)
 		return SWAP_PREFETCH_MAPPED;
 	return SWAP_PREFETCH_GO;
@@ -605,13 +674,16 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_idle_verdict);
 
 /**
- * swap_prefetch_activity_mask - what did the VM do between two checks?
+ * swap_prefetch_activity_mask - what pressure did the VM see between checks?
  * @prev: activity counters at the previous check
  * @cur: activity counters now
  *
+ * Counters are free-running; one that went back (a swap file's late count
+ * of kprefetchd's own reads) did not move.
+ *
  * Return: a mask of BIT(&enum swap_prefetch_activity_item) for each counter
- * that moved; allocations by others count only beyond
- * %SWAP_PREFETCH_ALLOC_SLACK pages.  0 means idle.
+ * that moved; swap-ins count only beyond %SWAP_PREFETCH_SWAPIN_SLACK.
+ * 0 means idle.
  */
 VISIBLE_IF_KUNIT unsigned int
 swap_prefetch_activity_mask(const unsigned long *prev, const unsigned long *cur)
@@ -619,10 +691,11 @@ swap_prefetch_activity_mask(const unsigned long *prev, const unsigned long *cur)
 	unsigned int i, mask = 0;
 
 	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
-		unsigned long delta = cur[i] - prev[i];
+		long delta = (long)(cur[i] - prev[i]);
+		long slack = i == SWAP_PREFETCH_ACT_SWAPIN ?
+			     SWAP_PREFETCH_SWAPIN_SLACK : 0;
 
-		if (i == SWAP_PREFETCH_ACT_ALLOC ?
-		    delta > SWAP_PREFETCH_ALLOC_SLACK : delta)
+		if (delta > slack)
 			mask |= BIT(i);
 	}
 	return mask;
@@ -639,14 +712,21 @@ VISIBLE_IF_KUNIT void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
 
+/* Does this verdict mean memory pressure, which restarts the delay? */
+static bool swap_prefetch_is_pressure(enum swap_prefetch_verdict v)
+{
+	return v == SWAP_PREFETCH_BUSY || v == SWAP_PREFETCH_FREE_FALLING;
+}
+
 /**
  * swap_prefetch_recheck - how soon to look again after a verdict
  * @v: a verdict other than %SWAP_PREFETCH_GO
  * @t: the tunables
  *
- * Activity, writeback and dirtying come and go: look again every interval,
- * so that reading starts one delay after they end, not up to two delays.
- * A lack of room lasts: look again after the delay.
+ * Pressure and contention come and go: look again every interval, so that
+ * reading starts one delay after pressure ends, not up to two delays, and
+ * as soon as a contending stream stops.  A lack of room lasts: look again
+ * after the delay.
  *
  * Return: the time to the next check, in jiffies.
  */
@@ -656,8 +736,9 @@ swap_prefetch_recheck(enum swap_prefetch_verdict v,
 {
 	switch (v) {
 	case SWAP_PREFETCH_BUSY:
-	case SWAP_PREFETCH_WRITEBACK:
-	case SWAP_PREFETCH_DIRTY:
+	case SWAP_PREFETCH_FREE_FALLING:
+	case SWAP_PREFETCH_SWAP_IO:
+	case SWAP_PREFETCH_CPU_BUSY:
 		return min(t->interval, t->delay);
 	default:
 		return t->delay;
@@ -673,10 +754,13 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_recheck);
  * @t: the tunables
  * @batch: set to the pages this round may read, 0 unless it may read
  *
- * Reading starts once every check for the delay found the VM idle.
- * Adaptive pacing then doubles the batch and quarters the interval each
- * round that finds the VM idle again, so a long idle period is used at
- * the device's speed while a short one costs only the first small batch.
+ * Reading starts once no check for the delay found memory pressure.
+ * While it waits, it looks every interval, so that the free-memory trend
+ * has samples and pressure is seen when it starts.  Contention skips a
+ * round without restarting the delay.  Adaptive pacing then doubles the
+ * batch and quarters the interval each round that finds the VM idle
+ * again, so a long idle period is used at the device's speed while a
+ * short one costs only the first small batch.
  *
  * Return: the verdict for this round.
  */
@@ -688,33 +772,33 @@ swap_prefetch_pace(struct swap_prefetch_pacer *p,
 	enum swap_prefetch_verdict v = swap_prefetch_idle_verdict(s);
 	unsigned int shift = t->adaptive ? p->streak : 0;
 
+	*batch = 0;
 	if (test_and_clear_bit(0, &p->busy))
 		v = SWAP_PREFETCH_BUSY;
 	if (v != SWAP_PREFETCH_GO) {
 		/*
-		 * The delay runs from the last check that found the VM not
-		 * idle, for any reason: a writeback loop with short gaps
-		 * must not let a round slip into one of them.
+		 * The delay runs from the last check that found pressure: a
+		 * job with short gaps must not let a round slip into one.
 		 */
-		p->last_busy = now;
-		p->seen_busy = true;
+		if (swap_prefetch_is_pressure(v)) {
+			p->last_busy = now;
+			p->seen_busy = true;
+		}
 		p->streak = 0;
 		p->next = now + swap_prefetch_recheck(v, t);
-		*batch = 0;
 		return v;
 	}
 	if (p->seen_busy && time_before(now, p->last_busy + t->delay)) {
-		/* Quiet, but not for the whole delay yet. */
-		p->next = p->last_busy + t->delay;
-		*batch = 0;
+		/* No pressure, but not for the whole delay yet. */
+		p->next = min_t(unsigned long, t->interval,
+				p->last_busy + t->delay - now) + now;
 		return SWAP_PREFETCH_BUSY;
 	}
 	*batch = min_t(unsigned long, (unsigned long)t->batch << shift,
 		       SWAP_PREFETCH_BATCH_MAX);
 	/*
 	 * Quartered: the ramp to full speed costs 1.3 intervals, not 2.  The
-	 * floor keeps rounds that read nothing (every entry failed) from
-	 * running back to back.
+	 * floor keeps rounds that read nothing from running back to back.
 	 */
 	p->next = now + max(t->interval >> min(2 * shift, BITS_PER_LONG - 1),
 			    SWAP_PREFETCH_MIN_INTERVAL);
@@ -722,6 +806,29 @@ swap_prefetch_pace(struct swap_prefetch_pacer *p,
 	return v;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_pace);
+
+/**
+ * swap_prefetch_round_done - pace the next round by how this one stopped
+ * @p: the pacer
+ * @stop: why the round stopped
+ * @now: the current time in jiffies
+ * @t: the tunables
+ *
+ * A round that ran out of memory starts over from the first small batch,
+ * and no sooner than one delay later: the next allocation would most
+ * likely fail the same way, and speeding up would turn it into a spin.
+ */
+VISIBLE_IF_KUNIT void swap_prefetch_round_done(struct swap_prefetch_pacer *p,
+					       enum swap_prefetch_stop stop,
+					       unsigned long now,
+					       const struct swap_prefetch_tunables *t)
+{
+	if (stop != SWAP_PREFETCH_STOP_NOMEM && stop != SWAP_PREFETCH_STOP_LOW_FREE)
+		return;
+	p->streak = 0;
+	p->next = now + t->delay;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_round_done);
 
 /**
  * swap_prefetch_memcg_room_ok - may prefetch charge a page to a memcg?
@@ -797,14 +904,25 @@ void swap_prefetch_forget_type(int type)
 	count_vm_events(SWAP_PREFETCH_STALE, removed);
 }
 
-/* Sum the VM events that show reclaim, swapping, faulting or allocation. */
+/* PSI's memory "some" stall time so far, in ns; 0 without PSI. */
+static u64 kprefetchd_memstall_ns(void)
+{
+#ifdef CONFIG_PSI
+	if (!static_branch_likely(&psi_disabled))
+		return READ_ONCE(psi_system.total[PSI_AVGS][PSI_MEM_SOME]);
+#endif
+	return 0;
+}
+
+/* Sum the VM events and stall time that show memory pressure. */
 static void kprefetchd_read_activity(unsigned long *act)
 {
 	int zid;
 
 	all_vm_events(kprefetchd_events);
 	act[SWAP_PREFETCH_ACT_SWAPOUT] = kprefetchd_events[PSWPOUT];
-	act[SWAP_PREFETCH_ACT_MAJFAULT] = kprefetchd_events[PGMAJFAULT];
+	act[SWAP_PREFETCH_ACT_SWAPIN] = kprefetchd_events[PSWPIN] -
+					kprefetchd_own_reads;
 	act[SWAP_PREFETCH_ACT_ALLOCSTALL] = 0;
 	for (zid = 0; zid < MAX_NR_ZONES; zid++)
 		act[SWAP_PREFETCH_ACT_ALLOCSTALL] +=
@@ -812,11 +930,7 @@ static void kprefetchd_read_activity(unsigned long *act)
 	act[SWAP_PREFETCH_ACT_SCAN_KSWAPD] = kprefetchd_events[PGSCAN_KSWAPD];
 	act[SWAP_PREFETCH_ACT_SCAN_DIRECT] = kprefetchd_events[PGSCAN_DIRECT];
 	act[SWAP_PREFETCH_ACT_OOM_KILL] = kprefetchd_events[OOM_KILL];
-	act[SWAP_PREFETCH_ACT_ALLOC] = 0;
-	for (zid = 0; zid < MAX_NR_ZONES; zid++)
-		act[SWAP_PREFETCH_ACT_ALLOC] +=
-			kprefetchd_events[PGALLOC_NORMAL - ZONE_NORMAL + zid];
-	act[SWAP_PREFETCH_ACT_ALLOC] -= kprefetchd_own_allocs;
+	act[SWAP_PREFETCH_ACT_MEMSTALL] = kprefetchd_memstall_ns();
 }
 
 /* What did the VM do since the last call?  Updates the baseline. */
@@ -855,19 +969,142 @@ static unsigned int kprefetchd_zones_short(void)
 	return nr_short;
 }
 
-static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s)
+/*
+ * Memory that can be had without I/O: free pages and the file LRUs.  A
+ * page-cache reader moves memory from one to the other and is no growing
+ * job.  What kprefetchd read itself is added back.
+ */
+static unsigned long kprefetchd_avail_pages(void)
 {
+	return global_zone_page_state(NR_FREE_PAGES) +
+	       global_node_page_state(NR_ACTIVE_FILE) +
+	       global_node_page_state(NR_INACTIVE_FILE) + kprefetchd_own_reads;
+}
+
+static void kprefetchd_reset_trend(void)
+{
+	kprefetchd_trend.valid = false;
+}
+
+/* Is free memory falling, or not yet known to be steady? */
+static bool kprefetchd_free_falling(unsigned long totalram, unsigned long delay)
+{
+	return swap_prefetch_trend_update(&kprefetchd_trend,
+					  kprefetchd_avail_pages(), jiffies,
+					  max(delay / 4, 1UL),
+					  swap_prefetch_trend_slack(totalram));
+}
+
+/* Sectors read and written so far on the disks that hold swap. */
+static unsigned long kprefetchd_swap_disk_sectors(void)
+{
+	struct block_device *seen[MAX_SWAPFILES];
+	unsigned int type, nr_seen = 0, i;
+	unsigned long sectors = 0;
+
+	for (type = 0; type < MAX_SWAPFILES; type++) {
+		struct swap_info_struct *si;
+		struct block_device *disk;
+
+		/* Types never used have no swap_info: no error message. */
+		if (!swp_swap_info(swp_entry(type, 0)))
+			continue;
+		si = get_swap_device(swp_entry(type, 1));
+		if (!si)
+			continue;
+		disk = si->bdev ? bdev_whole(si->bdev) : NULL;
+		for (i = 0; disk && i < nr_seen; i++)
+			if (seen[i] == disk)
+				disk = NULL;
+		if (disk) {
+			seen[nr_seen++] = disk;
+			sectors += part_stat_read(disk, sectors[STAT_READ]) +
+				   part_stat_read(disk, sectors[STAT_WRITE]);
+		}
+		put_swap_device(si);
+	}
+	return sectors;
+}
+
+/*
+ * Sectors others moved on the swap disks since the last call: I/O that
+ * prefetch reads would compete with.  kprefetchd's own reads completed
+ * before this is called, so their sectors are all counted already.
+ */
+static unsigned long kprefetchd_swap_io_since_last(void)
+{
+	unsigned long sectors = kprefetchd_swap_disk_sectors();
+	unsigned long own = kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
+	long others = (long)(sectors - kprefetchd_io_sectors) -
+		      (long)(own - kprefetchd_io_own);
+
+	kprefetchd_io_sectors = sectors;
+	kprefetchd_io_own = own;
+	return max(others, 0L);
+}
+
+/* Idle and iowait time of all online CPUs so far, in ns. */
+static u64 kprefetchd_cpu_idle_ns(void)
+{
+	u64 idle = 0, t;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		t = get_cpu_idle_time_us(cpu, NULL);
+		if (t == -1ULL)
+			t = div_u64(kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE],
+				    NSEC_PER_USEC);
+		idle += t;
+		t = get_cpu_iowait_time_us(cpu, NULL);
+		if (t == -1ULL)
+			t = div_u64(kcpustat_cpu(cpu).cpustat[CPUTIME_IOWAIT],
+				    NSEC_PER_USEC);
+		idle += t;
+	}
+	return idle * NSEC_PER_USEC;
+}
+
+/*
+ * Did others keep the CPUs busy since the last sample?  Samples closer
+ * than a tenth of a second apart say little: the last answer stands.
+ */
+static bool kprefetchd_cpu_busy(void)
+{
+	u64 now = ktime_get_ns(), idle, own, span;
+
+	span = now - kprefetchd_cpu_at;
+	if (span < NSEC_PER_SEC / 10)
+		return kprefetchd_cpu_was_busy;
+	idle = kprefetchd_cpu_idle_ns();
+	own = current->se.sum_exec_runtime;
+	span *= num_online_cpus();
+	if (kprefetchd_cpu_at) {
+		u64 used = span - min(span, idle - kprefetchd_cpu_idle);
+
+		used -= min(used, own - kprefetchd_cpu_own);
+		kprefetchd_cpu_was_busy = swap_prefetch_cpu_busy(used, span);
+	}
+	kprefetchd_cpu_at = now;
+	kprefetchd_cpu_idle = idle;
+	kprefetchd_cpu_own = own;
+	return kprefetchd_cpu_was_busy;
+}
+
+static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
+				     const struct swap_prefetch_tunables *t)
+{
+	s->totalram = totalram_pages();
 	s->activity = kprefetchd_activity_since_last();
+	s->free_falling = kprefetchd_free_falling(s->totalram, t->delay);
 	s->zones_short = kprefetchd_zones_short();
-	s->writeback = global_node_page_state(NR_WRITEBACK) +
-		       global_node_page_state(NR_WRITEBACK_TEMP);
-	s->dirty = global_node_page_state(NR_FILE_DIRTY);
+	s->swap_io = kprefetchd_swap_io_since_last();
+	s->cpu_busy = kprefetchd_cpu_busy();
+	s->laptop_mode = READ_ONCE(laptop_mode);
 	s->mapped = global_node_page_state(NR_FILE_MAPPED) +
 		    global_node_page_state(NR_ANON_MAPPED);
 	s->slab = global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
 		  global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
 	s->swapcache = total_swapcache_pages();
-	s->totalram = totalram_pages();
 	s->swap_full = vm_swap_full();
 }
 
@@ -910,8 +1147,9 @@ enum kprefetchd_outcome {
 	KPREFETCHD_READ,	/* read into the swap cache */
 	KPREFETCHD_CACHED,	/* already in the swap cache */
 	KPREFETCHD_STALE,	/* slot freed or device gone */
-	KPREFETCHD_SKIPPED,	/* zswap, zero-filled, fast device, memcg full */
-	KPREFETCHD_FAILED,	/* no memory: stop the round */
+	KPREFETCHD_SKIPPED,	/* zswap, zero-filled, fast device, charge
+				 * refused */
+	KPREFETCHD_FAILED,	/* no memory although zones had room */
 };
 
 /* Should this entry be left alone even though it is still valid? */
@@ -942,6 +1180,31 @@ static int swp_entry_cmp(const void *a, const void *b)
 	if (x->val == y->val)
 		return 0;
 	return x->val < y->val ? -1 : 1;
+}
+
+/*
+ * __read_swap_cache_async() returned no folio.  Most reasons are about
+ * this one entry: a fault or swapoff raced with us for the slot, or the
+ * owner's memcg refused the charge (a cgroup v1 memsw limit, which the
+ * room check does not see).  Only a failed allocation while zones had
+ * room is worth stopping the round for.
+ */
+static enum kprefetchd_outcome
+kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
+{
+	struct folio *folio;
+
+	if (!swap_swapcount(si, entry))
+		return KPREFETCHD_STALE;
+	folio = filemap_get_folio(swap_address_space(entry),
+				  swap_cache_index(entry));
+	if (!IS_ERR(folio)) {
+		folio_put(folio);
+		return KPREFETCHD_CACHED;
+	}
+	if (!mem_cgroup_disabled() && lookup_swap_cgroup_id(entry))
+		return KPREFETCHD_SKIPPED;
+	return KPREFETCHD_FAILED;
 }
 
 static enum kprefetchd_outcome
@@ -975,7 +1238,7 @@ kprefetchd_read_one(swp_entry_t entry, struct mempolicy *mpol,
 	folio = __read_swap_cache_async(entry, gfp, mpol, NO_INTERLEAVE_INDEX,
 					&allocated, true);
 	if (!folio) {
-		ret = KPREFETCHD_FAILED;
+		ret = kprefetchd_why_no_folio(si, entry);
 		goto out;
 	}
 	if (allocated) {
@@ -1004,7 +1267,8 @@ static bool kprefetchd_activity_peek(void)
 #define KPREFETCHD_CHECK_EVERY	32
 
 /* Read up to @batch of the newest entries; returns the pages read. */
-static unsigned int kprefetchd_read_batch(unsigned int batch)
+static unsigned int kprefetchd_read_batch(unsigned int batch,
+					  const struct swap_prefetch_tunables *t)
 {
 	struct mempolicy *mpol = get_task_policy(current);
 	unsigned int i, nr, nr_read = 0, nr_stale = 0, nr_skipped = 0;
@@ -1045,7 +1309,7 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 			break;
 		}
 		nr_read += outcome == KPREFETCHD_READ;
-		kprefetchd_own_allocs += outcome == KPREFETCHD_READ;
+		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
 		nr_stale += outcome == KPREFETCHD_STALE;
 		nr_skipped += outcome == KPREFETCHD_SKIPPED;
 	}
@@ -1067,6 +1331,7 @@ static unsigned int kprefetchd_read_batch(unsigned int batch)
 	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
 	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
 				  READ_ONCE(swap_prefetch_global.nr));
+	swap_prefetch_round_done(&kprefetchd_pacer, stop, jiffies, t);
 
 	/*
 	 * Wait for this round's reads before the next round is paced: at
@@ -1104,7 +1369,7 @@ static void kprefetchd_do_round(void)
 	unsigned int batch;
 
 	kprefetchd_read_tunables(&t);
-	kprefetchd_take_snapshot(&snap);
+	kprefetchd_take_snapshot(&snap, &t);
 	verdict = swap_prefetch_pace(&kprefetchd_pacer, &snap, jiffies, &t,
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
@@ -1114,7 +1379,7 @@ static void kprefetchd_do_round(void)
 					  READ_ONCE(swap_prefetch_global.nr));
 		return;
 	}
-	kprefetchd_read_batch(batch);
+	kprefetchd_read_batch(batch, &t);
 }
 
 static bool kprefetchd_has_work(void)
@@ -1123,7 +1388,16 @@ static bool kprefetchd_has_work(void)
 	       READ_ONCE(swap_prefetch_global.nr);
 }
 
-static void kprefetchd_wait_work(void)
+static bool kprefetchd_kicked(void)
+{
+	return test_bit(0, &kprefetchd_kick);
+}
+
+/*
+ * Sleep until there is work and the next round is due, or a sysctl write
+ * asks for a look now.  Returns true if the next round should run now.
+ */
+static bool kprefetchd_wait_work(void)
 {
 	unsigned long now = jiffies;
 
@@ -1132,24 +1406,31 @@ static void kprefetchd_wait_work(void)
 				     kprefetchd_has_work());
 		/*
 		 * Entries appear while reclaim swaps: the VM is busy by
-		 * definition, so start with the full delay and a fresh
-		 * baseline of the activity counters.
+		 * definition, so start with the full delay and fresh
+		 * baselines: the counters, the trend, the swap disks' I/O.
 		 */
 		kprefetchd_activity_since_last();
+		kprefetchd_reset_trend();
+		kprefetchd_swap_io_since_last();
 		swap_prefetch_mark_busy(&kprefetchd_pacer);
 		kprefetchd_pacer.next = jiffies +
 			msecs_to_jiffies(READ_ONCE(swap_prefetch_interval_ms));
-		return;
+		return false;
 	}
 	if (time_before(now, kprefetchd_pacer.next))
 		wait_event_freezable_timeout(kprefetchd_wait,
 					     kthread_should_stop() ||
-					     !kprefetchd_has_work(),
+					     !kprefetchd_has_work() ||
+					     kprefetchd_kicked(),
 					     kprefetchd_pacer.next - now);
+	return test_and_clear_bit(0, &kprefetchd_kick) ||
+	       time_after_eq(jiffies, kprefetchd_pacer.next);
 }
 
 static int kprefetchd(void *unused)
 {
+	bool due;
+
 	set_freezable();
 	set_user_nice(current, MAX_NICE);
 	/* MAX_NICE alone gives best-effort I/O; prefetch must yield to all. */
@@ -1160,11 +1441,10 @@ static int kprefetchd(void *unused)
 		if (READ_ONCE(sysctl_swap_prefetch))
 			swap_prefetch_list_refill(&swap_prefetch_global,
 						  GFP_NOWAIT | __GFP_NOWARN);
-		kprefetchd_wait_work();
+		due = kprefetchd_wait_work();
 		if (kthread_should_stop())
 			break;
-		if (kprefetchd_has_work() &&
-		    time_after_eq(jiffies, kprefetchd_pacer.next))
+		if (due && kprefetchd_has_work())
 			kprefetchd_do_round();
 		cond_resched();
 	}
@@ -1206,9 +1486,13 @@ static int swap_prefetch_tunable_handler(const struct ctl_table *table,
 {
 	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
 
-	/* Let a shorter delay or interval take effect at once. */
+	/*
+	 * Let a shorter delay or interval take effect at once: the kick ends
+	 * kprefetchd's timed wait, and its next round paces with the new
+	 * values.
+	 */
 	if (!ret && write) {
-		kprefetchd_pacer.next = jiffies;
+		set_bit(0, &kprefetchd_kick);
 		wake_up_interruptible(&kprefetchd_wait);
 	}
 	return ret;

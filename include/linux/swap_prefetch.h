@@ -147,12 +147,14 @@ struct swap_prefetch_zone_snap {
 
 /**
  * struct swap_prefetch_snapshot - what the idle check looks at, in pages
- * @activity: what moved since the last check, a mask of
- *	BIT(&enum swap_prefetch_activity_item): swap-out, major fault,
- *	reclaim, OOM kill or allocations by others
+ * @activity: pressure seen since the last check, a mask of
+ *	BIT(&enum swap_prefetch_activity_item)
+ * @free_falling: free memory is falling, or not yet known to be steady
+ *	(swap_prefetch_trend_update())
  * @zones_short: populated zones without enough free pages
- * @writeback: pages under writeback
- * @dirty: dirty file pages
+ * @swap_io: sectors others moved on the swap devices since the last check
+ * @cpu_busy: others kept more than half of the CPUs' time busy
+ * @laptop_mode: vm.laptop_mode is set
  * @mapped: mapped file and anonymous pages
  * @slab: slab pages
  * @swapcache: pages in the swap cache
@@ -161,9 +163,11 @@ struct swap_prefetch_zone_snap {
  */
 struct swap_prefetch_snapshot {
 	unsigned int activity;
+	bool free_falling;
 	unsigned int zones_short;
-	unsigned long writeback;
-	unsigned long dirty;
+	unsigned long swap_io;
+	bool cpu_busy;
+	bool laptop_mode;
 	unsigned long mapped;
 	unsigned long slab;
 	unsigned long swapcache;
@@ -171,44 +175,89 @@ struct swap_prefetch_snapshot {
 	bool swap_full;
 };
 
-/* Why a round did or did not prefetch; also reported by trace events. */
+/*
+ * Why a round did or did not prefetch; also reported by trace events.
+ * Pressure (BUSY, FREE_FALLING) restarts the delay; contention (SWAP_IO,
+ * CPU_BUSY) only skips the round; the others are a lack of room.
+ */
 enum swap_prefetch_verdict {
 	SWAP_PREFETCH_GO,
 	SWAP_PREFETCH_BUSY,
+	SWAP_PREFETCH_FREE_FALLING,
+	SWAP_PREFETCH_SWAP_IO,
+	SWAP_PREFETCH_CPU_BUSY,
+	SWAP_PREFETCH_LAPTOP_MODE,
 	SWAP_PREFETCH_LOW_FREE,
-	SWAP_PREFETCH_WRITEBACK,
-	SWAP_PREFETCH_DIRTY,
 	SWAP_PREFETCH_MAPPED,
 	SWAP_PREFETCH_SWAP_FULL,
 };
 
-/* Why a round stopped reading; reported by trace events. */
+/* Why a round stopped reading; paces the next round, and is traced. */
 enum swap_prefetch_stop {
 	SWAP_PREFETCH_STOP_DONE,	/* read its whole batch */
 	SWAP_PREFETCH_STOP_EMPTY,	/* nothing left to read */
 	SWAP_PREFETCH_STOP_LOW_FREE,	/* a zone fell below the mark */
 	SWAP_PREFETCH_STOP_BUSY,	/* foreground activity started */
-	SWAP_PREFETCH_STOP_NOMEM,	/* a folio could not be had */
+	SWAP_PREFETCH_STOP_NOMEM,	/* no folio although zones had room */
 	SWAP_PREFETCH_STOP_EXIT,	/* kprefetchd is stopping */
 };
 
-/* VM events whose change between two checks means "not idle". */
+/*
+ * Signs of memory pressure whose change between two checks means "not
+ * idle".  Allocations and file faults are not among them: churn that frees
+ * what it takes leaves free memory where it was (struct swap_prefetch_trend
+ * tells the two apart).
+ */
 enum swap_prefetch_activity_item {
 	SWAP_PREFETCH_ACT_SWAPOUT,
-	SWAP_PREFETCH_ACT_MAJFAULT,
+	SWAP_PREFETCH_ACT_SWAPIN,	/* pages swapped in, not by kprefetchd */
 	SWAP_PREFETCH_ACT_ALLOCSTALL,
 	SWAP_PREFETCH_ACT_SCAN_KSWAPD,
 	SWAP_PREFETCH_ACT_SCAN_DIRECT,
 	SWAP_PREFETCH_ACT_OOM_KILL,
-	SWAP_PREFETCH_ACT_ALLOC,	/* pages allocated, not by kprefetchd */
+	SWAP_PREFETCH_ACT_MEMSTALL,	/* PSI memory "some" stall, in ns */
 	NR_SWAP_PREFETCH_ACT,
 };
 
 /*
- * Pages others may allocate between two checks of an idle VM: a job that
- * allocates more is about to need the memory prefetch would fill.
+ * Swap-ins by others that still count as idle: a swap file counts reads
+ * when they complete, so up to one plug of kprefetchd's own reads may show
+ * up one check late.
  */
-#define SWAP_PREFETCH_ALLOC_SLACK	256
+#define SWAP_PREFETCH_SWAPIN_SLACK	SWAP_CLUSTER_MAX
+
+/*
+ * Sectors others may move on the swap devices between two checks without
+ * contending with prefetch: a journal's small writes, not a stream.
+ */
+#define SWAP_PREFETCH_IO_SLACK		256
+
+/* Others' share of all CPUs' time, in percent, above which prefetch waits. */
+#define SWAP_PREFETCH_CPU_BUSY_PCT	50
+
+/**
+ * struct swap_prefetch_trend - is free memory steady, or falling?
+ * @start: jiffies at which the current window began
+ * @cur_max: the most memory available in the current window
+ * @prev_max: the most memory available in the previous window
+ * @windows: windows closed since the trend was reset, up to 2
+ * @falling: the last window closed lower than the one before it
+ * @valid: @start and @cur_max hold a sample
+ *
+ * A job that allocates faster than it frees is about to need the memory
+ * prefetch would fill; churn that frees what it takes is not.  Compared
+ * window by window, the most memory seen in each hides churn's dips (any
+ * sample between two of its cycles sees all of it free) and shows a
+ * steady decline.
+ */
+struct swap_prefetch_trend {
+	unsigned long start;
+	unsigned long cur_max;
+	unsigned long prev_max;
+	unsigned int windows;
+	bool falling;
+	bool valid;
+};
 
 /* The largest batch a round may read: 4 MiB of 4 KiB pages. */
 #define SWAP_PREFETCH_BATCH_MAX		1024
@@ -271,7 +320,11 @@ unsigned long swap_prefetch_list_count_types(struct swap_prefetch_list *l,
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);
-unsigned long swap_prefetch_dirty_limit(unsigned long totalram);
+unsigned long swap_prefetch_trend_slack(unsigned long totalram);
+bool swap_prefetch_trend_update(struct swap_prefetch_trend *tr,
+				unsigned long avail, unsigned long now,
+				unsigned long window, unsigned long slack);
+bool swap_prefetch_cpu_busy(u64 others_ns, u64 capacity_ns);
 enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);
 unsigned int swap_prefetch_activity_mask(const unsigned long *prev,
@@ -283,6 +336,9 @@ enum swap_prefetch_verdict
 swap_prefetch_pace(struct swap_prefetch_pacer *p,
 		   const struct swap_prefetch_snapshot *s, unsigned long now,
 		   const struct swap_prefetch_tunables *t, unsigned int *batch);
+void swap_prefetch_round_done(struct swap_prefetch_pacer *p,
+			      enum swap_prefetch_stop stop, unsigned long now,
+			      const struct swap_prefetch_tunables *t);
 bool swap_prefetch_memcg_room_ok(unsigned long usage, unsigned long limit);
 #endif /* CONFIG_KUNIT */
 #endif /* CONFIG_SWAP_PREFETCH */

@@ -426,26 +426,31 @@ struct verdict_case {
 
 /* Two thirds of TEST_TOTALRAM, rounded as the policy rounds it. */
 #define MAPPED_LIMIT	(TEST_TOTALRAM / 3 * 2)
-/* max(SWAP_CLUSTER_MAX, totalram / 256) */
-#define DIRTY_LIMIT	(TEST_TOTALRAM / 256)
 
 static const struct verdict_case verdict_cases[] = {
 	{ "idle", { .totalram = TEST_TOTALRAM }, SWAP_PREFETCH_GO },
 	{ "activity", { .totalram = TEST_TOTALRAM,
-			.activity = BIT(SWAP_PREFETCH_ACT_MAJFAULT) },
+			.activity = BIT(SWAP_PREFETCH_ACT_SWAPIN) },
 	  SWAP_PREFETCH_BUSY },
+	{ "free_falling", { .totalram = TEST_TOTALRAM, .free_falling = true },
+	  SWAP_PREFETCH_FREE_FALLING },
+	{ "laptop_mode", { .totalram = TEST_TOTALRAM, .laptop_mode = true },
+	  SWAP_PREFETCH_LAPTOP_MODE },
+	{ "cpu_busy", { .totalram = TEST_TOTALRAM, .cpu_busy = true },
+	  SWAP_PREFETCH_CPU_BUSY },
 	{ "swap_full", { .totalram = TEST_TOTALRAM, .swap_full = true },
 	  SWAP_PREFETCH_SWAP_FULL },
 	{ "one_zone_short", { .totalram = TEST_TOTALRAM, .zones_short = 1 },
 	  SWAP_PREFETCH_LOW_FREE },
-	{ "writeback_1", { .totalram = TEST_TOTALRAM, .writeback = 1 },
-	  SWAP_PREFETCH_WRITEBACK },
-	{ "dirty_below", { .totalram = TEST_TOTALRAM,
-			   .dirty = DIRTY_LIMIT - 1 }, SWAP_PREFETCH_GO },
-	{ "dirty_at", { .totalram = TEST_TOTALRAM, .dirty = DIRTY_LIMIT },
-	  SWAP_PREFETCH_DIRTY },
-	{ "dirty_above", { .totalram = TEST_TOTALRAM,
-			   .dirty = DIRTY_LIMIT + 1 }, SWAP_PREFETCH_DIRTY },
+	/* A journal's small writes to the swap disk are not contention. */
+	{ "swap_io_below", { .totalram = TEST_TOTALRAM,
+			     .swap_io = SWAP_PREFETCH_IO_SLACK - 1 },
+	  SWAP_PREFETCH_GO },
+	{ "swap_io_at", { .totalram = TEST_TOTALRAM,
+			  .swap_io = SWAP_PREFETCH_IO_SLACK }, SWAP_PREFETCH_GO },
+	{ "swap_io_above", { .totalram = TEST_TOTALRAM,
+			     .swap_io = SWAP_PREFETCH_IO_SLACK + 1 },
+	  SWAP_PREFETCH_SWAP_IO },
 	{ "mapped_below", { .totalram = TEST_TOTALRAM,
 			    .mapped = MAPPED_LIMIT - 1 }, SWAP_PREFETCH_GO },
 	{ "mapped_at", { .totalram = TEST_TOTALRAM, .mapped = MAPPED_LIMIT },
@@ -461,11 +466,14 @@ static const struct verdict_case verdict_cases[] = {
 	{ "mapped_slab_swapcache_above",
 	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
 	    .swapcache = MAPPED_LIMIT - 299 }, SWAP_PREFETCH_MAPPED },
-	/* Activity is reported first: the trace names what moved. */
-	{ "activity_and_dirty", { .totalram = TEST_TOTALRAM,
-				  .activity = BIT(SWAP_PREFETCH_ACT_ALLOC),
-				  .dirty = DIRTY_LIMIT },
+	/* Pressure is reported first: it is what restarts the delay. */
+	{ "activity_and_swap_io", { .totalram = TEST_TOTALRAM,
+				    .activity = BIT(SWAP_PREFETCH_ACT_MEMSTALL),
+				    .swap_io = SWAP_PREFETCH_IO_SLACK + 1 },
 	  SWAP_PREFETCH_BUSY },
+	{ "falling_and_cpu_busy", { .totalram = TEST_TOTALRAM,
+				    .free_falling = true, .cpu_busy = true },
+	  SWAP_PREFETCH_FREE_FALLING },
 };
 
 static void verdict_case_desc(const struct verdict_case *c, char *desc)
@@ -536,13 +544,134 @@ static void swap_prefetch_test_zones_short(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_zones_short(z, ARRAY_SIZE(z)), 2U);
 }
 
-static void swap_prefetch_test_dirty_limit(struct kunit *test)
+static void swap_prefetch_test_trend_slack(struct kunit *test)
 {
-	/* Small machines still tolerate a cluster's worth of dirty pages. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_dirty_limit(1024),
-			(unsigned long)SWAP_CLUSTER_MAX);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_dirty_limit(TEST_TOTALRAM),
-			TEST_TOTALRAM / 256);
+	/* Small machines: 4 MiB; large ones: 1/256 of RAM. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(1024),
+			(unsigned long)(SZ_4M >> PAGE_SHIFT));
+	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(256 * TEST_TOTALRAM),
+			TEST_TOTALRAM);
+}
+
+#define TREND_WINDOW	100UL
+#define TREND_SLACK	1024UL
+#define TREND_BASE	50000UL
+/* Four samples per window, as kprefetchd takes them while it waits. */
+#define TREND_STEP	(TREND_WINDOW / 4)
+
+static bool trend_sample(struct swap_prefetch_trend *tr, unsigned long avail,
+			 unsigned long now)
+{
+	return swap_prefetch_trend_update(tr, avail, now, TREND_WINDOW,
+					  TREND_SLACK);
+}
+
+static void swap_prefetch_test_trend_unknown_first(struct kunit *test)
+{
+	struct swap_prefetch_trend tr = { };
+	unsigned long now;
+
+	/* Not steady until two windows have closed, even if flat. */
+	for (now = 0; now < 2 * TREND_WINDOW; now += TREND_STEP)
+		KUNIT_EXPECT_TRUE_MSG(test, trend_sample(&tr, TREND_BASE, now),
+				      "at %lu", now);
+	KUNIT_EXPECT_FALSE(test, trend_sample(&tr, TREND_BASE, now));
+	/* A reset forgets it all. */
+	tr.valid = false;
+	KUNIT_EXPECT_TRUE(test, trend_sample(&tr, TREND_BASE, now + 1));
+}
+
+static void swap_prefetch_test_trend_churn_is_steady(struct kunit *test)
+{
+	struct swap_prefetch_trend tr = { };
+	unsigned long now, avail;
+	unsigned int i = 0;
+
+	/*
+	 * Allocate, touch, free: every other sample is a dip far deeper
+	 * than the slack.  Each window still sees all memory back once.
+	 */
+	for (now = 0; now < 40 * TREND_WINDOW; now += TREND_STEP, i++) {
+		bool falling;
+
+		avail = i & 1 ? TREND_BASE - 8 * TREND_SLACK : TREND_BASE;
+		falling = trend_sample(&tr, avail, now);
+		if (now >= 3 * TREND_WINDOW)
+			KUNIT_EXPECT_FALSE_MSG(test, falling, "at %lu", now);
+	}
+}
+
+/* Avail falls by @per_window pages per window, sampled every TREND_STEP. */
+static unsigned long trend_grow(struct kunit *test,
+				struct swap_prefetch_trend *tr,
+				unsigned long *now, unsigned long *avail,
+				unsigned long per_window, unsigned int windows)
+{
+	unsigned long first_falling = ULONG_MAX, end = *now +
+				      windows * TREND_WINDOW;
+
+	for (; *now < end; *now += TREND_STEP) {
+		*avail -= per_window / (TREND_WINDOW / TREND_STEP);
+		if (trend_sample(tr, *avail, *now) && first_falling == ULONG_MAX)
+			first_falling = *now;
+	}
+	return first_falling;
+}
+
+static void swap_prefetch_test_trend_growth_is_falling(struct kunit *test)
+{
+	struct swap_prefetch_trend tr = { };
+	unsigned long now = 0, avail = TREND_BASE, seen, t;
+
+	for (t = 0; t < 3 * TREND_WINDOW; t += TREND_STEP)
+		trend_sample(&tr, avail, t);
+	now = t;
+	KUNIT_ASSERT_FALSE(test, trend_sample(&tr, avail, now));
+	/* Growing by twice the slack per window: seen within two windows. */
+	seen = trend_grow(test, &tr, &now, &avail, 2 * TREND_SLACK, 6);
+	KUNIT_EXPECT_LE(test, seen, 3 * TREND_WINDOW + 2 * TREND_WINDOW);
+	/* ...and for as long as it grows. */
+	KUNIT_EXPECT_TRUE(test, trend_sample(&tr, avail, now));
+	/* Once it stops, steady again within two windows. */
+	for (t = now + TREND_STEP; t < now + 2 * TREND_WINDOW + TREND_STEP;
+	     t += TREND_STEP)
+		trend_sample(&tr, avail, t);
+	KUNIT_EXPECT_FALSE(test, trend_sample(&tr, avail, t));
+}
+
+static void swap_prefetch_test_trend_slack_boundary(struct kunit *test)
+{
+	struct swap_prefetch_trend tr = { };
+	unsigned long now = 0, avail = TREND_BASE, t;
+
+	for (t = 0; t < 3 * TREND_WINDOW; t += TREND_STEP)
+		trend_sample(&tr, avail, t);
+	now = t;
+	/* Exactly the slack per window is still steady... */
+	KUNIT_EXPECT_EQ(test, trend_grow(test, &tr, &now, &avail, TREND_SLACK,
+					 6), ULONG_MAX);
+	/* ...a page more per window is not. */
+	KUNIT_EXPECT_NE(test, trend_grow(test, &tr, &now, &avail,
+					 TREND_SLACK + 4, 6), ULONG_MAX);
+	/* Rising memory is never falling. */
+	tr = (struct swap_prefetch_trend){ };
+	for (t = 0; t < 3 * TREND_WINDOW; t += TREND_STEP)
+		trend_sample(&tr, TREND_BASE + t * TREND_SLACK, t);
+	KUNIT_EXPECT_FALSE(test, trend_sample(&tr, TREND_BASE + t * TREND_SLACK,
+					      t));
+}
+
+static void swap_prefetch_test_cpu_busy(struct kunit *test)
+{
+	/* A tenth of the time (a periodic waker) is not busy. */
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_cpu_busy(100, 1000));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_cpu_busy(500, 1000));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cpu_busy(510, 1000));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cpu_busy(1000, 1000));
+	/* Nanoseconds of a long span on many CPUs do not overflow. */
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cpu_busy(900ULL * NSEC_PER_SEC,
+						       1000ULL * NSEC_PER_SEC));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_cpu_busy(0, 0));
 }
 
 static void swap_prefetch_test_activity_mask(struct kunit *test)
@@ -553,11 +682,11 @@ static void swap_prefetch_test_activity_mask(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
 	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
-		if (i == SWAP_PREFETCH_ACT_ALLOC) {
-			/* Some allocation is idle noise, more is not. */
-			cur[i] = SWAP_PREFETCH_ALLOC_SLACK;
+		if (i == SWAP_PREFETCH_ACT_SWAPIN) {
+			/* A plug of kprefetchd's own reads counted late. */
+			cur[i] = SWAP_PREFETCH_SWAPIN_SLACK;
 			KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
-			cur[i] = SWAP_PREFETCH_ALLOC_SLACK + 1;
+			cur[i] = SWAP_PREFETCH_SWAPIN_SLACK + 1;
 			KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
 					BIT(i));
 			prev[i] = cur[i];
@@ -577,12 +706,16 @@ static void swap_prefetch_test_activity_mask(struct kunit *test)
 			BIT(SWAP_PREFETCH_ACT_SWAPOUT) |
 			BIT(SWAP_PREFETCH_ACT_OOM_KILL));
 
-	/* Counters are free-running: a wrap is a change like any other. */
+	/* Counters are free-running: a wrap is a change like any other... */
 	memcpy(prev, cur, sizeof(prev));
-	prev[SWAP_PREFETCH_ACT_MAJFAULT] = ULONG_MAX;
-	cur[SWAP_PREFETCH_ACT_MAJFAULT] = 0;
+	prev[SWAP_PREFETCH_ACT_MEMSTALL] = ULONG_MAX;
+	cur[SWAP_PREFETCH_ACT_MEMSTALL] = 0;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
-			BIT(SWAP_PREFETCH_ACT_MAJFAULT));
+			BIT(SWAP_PREFETCH_ACT_MEMSTALL));
+	/* ...but going back (own reads counted ahead of PSWPIN) is not. */
+	memcpy(prev, cur, sizeof(prev));
+	cur[SWAP_PREFETCH_ACT_SWAPIN] -= 8;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
 }
 
 /* The 2005 pacing: 500-jiffy delay, 100-jiffy interval, 32 pages. */
@@ -594,7 +727,7 @@ static void swap_prefetch_test_pace_busy_once(struct kunit *test)
 {
 	struct swap_prefetch_pacer p = { };
 	const unsigned long now = 1000;
-	unsigned int batch = 99;
+	unsigned int batch = 99, i;
 
 	swap_prefetch_mark_busy(&p);
 	swap_prefetch_mark_busy(&p);
@@ -604,17 +737,24 @@ static void swap_prefetch_test_pace_busy_once(struct kunit *test)
 			SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100);
 	KUNIT_EXPECT_EQ(test, batch, 0U);
-	/* ...where, quiet since, reading still waits for the delay... */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 100,
-						 &fixed_pacing, &batch),
-			SWAP_PREFETCH_BUSY);
-	KUNIT_EXPECT_EQ(test, p.next, now + 500);
-	KUNIT_EXPECT_EQ(test, batch, 0U);
+	/*
+	 * ...where, quiet since, reading still waits for the delay, looking
+	 * every interval (the free-memory trend needs the samples)...
+	 */
+	for (i = 1; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot,
+							 now + 100 * i,
+							 &fixed_pacing, &batch),
+				SWAP_PREFETCH_BUSY);
+		KUNIT_EXPECT_EQ(test, p.next, now + 100 * (i + 1));
+		KUNIT_EXPECT_EQ(test, batch, 0U);
+	}
 	/* ...counted from the busy round: the mark was consumed once. */
 	KUNIT_EXPECT_EQ(test, p.last_busy, now);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 499,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_BUSY);
+	KUNIT_EXPECT_EQ(test, p.next, now + 500);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 500,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_GO);
@@ -636,25 +776,25 @@ static void swap_prefetch_test_pace_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
 						 &batch), SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100);
-	/* Writeback is foreground I/O: looked at again every interval... */
+	/* A growing job is pressure: looked at again every interval... */
 	s.activity = 0;
-	s.writeback = 1;
+	s.free_falling = true;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 100,
 						 &fixed_pacing, &batch),
-			SWAP_PREFETCH_WRITEBACK);
+			SWAP_PREFETCH_FREE_FALLING);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100 + 100);
 	KUNIT_EXPECT_EQ(test, batch, 0U);
 	/* ...and the delay runs from the last check that saw it. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 200,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_BUSY);
-	KUNIT_EXPECT_EQ(test, p.next, now + 100 + 500);
+	KUNIT_EXPECT_EQ(test, p.last_busy, now + 100);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 600,
 						 &fixed_pacing, &batch),
 			SWAP_PREFETCH_GO);
 	KUNIT_EXPECT_EQ(test, batch, 32U);
 	/* A lack of room lasts: looked at again after the whole delay. */
-	s.writeback = 0;
+	s.free_falling = false;
 	s.swap_full = true;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 700,
 						 &fixed_pacing, &batch),
@@ -663,13 +803,84 @@ static void swap_prefetch_test_pace_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, batch, 0U);
 }
 
+static void swap_prefetch_test_pace_contention(struct kunit *test)
+{
+	struct swap_prefetch_tunables t = fixed_pacing;
+	struct swap_prefetch_pacer p = { };
+	struct swap_prefetch_snapshot s = idle_snapshot;
+	const unsigned long now = 1000;
+	unsigned int batch, round;
+
+	t.adaptive = true;
+	for (round = 0; round < 4; round++)
+		swap_prefetch_pace(&p, &idle_snapshot, now, &t, &batch);
+	KUNIT_ASSERT_EQ(test, batch, 32U << 3);
+	/*
+	 * A stream on the swap disk or a busy CPU skips rounds and starts
+	 * the ramp over, but is not pressure: reading resumes at the next
+	 * quiet check, not one delay later.
+	 */
+	s.swap_io = SWAP_PREFETCH_IO_SLACK + 1;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 10, &t, &batch),
+			SWAP_PREFETCH_SWAP_IO);
+	KUNIT_EXPECT_EQ(test, batch, 0U);
+	KUNIT_EXPECT_EQ(test, p.next, now + 10 + 100);
+	s.swap_io = 0;
+	s.cpu_busy = true;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 110, &t, &batch),
+			SWAP_PREFETCH_CPU_BUSY);
+	KUNIT_EXPECT_FALSE(test, p.seen_busy);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 210,
+						 &t, &batch), SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, batch, 32U);
+}
+
+static void swap_prefetch_test_round_done(struct kunit *test)
+{
+	struct swap_prefetch_tunables t = fixed_pacing;
+	struct swap_prefetch_pacer p = { };
+	unsigned int batch, round;
+	unsigned long now = 0;
+
+	t.adaptive = true;
+	/*
+	 * A failure that repeats every round (a charge that always fails)
+	 * must not speed rounds up: each NOMEM stop waits a whole delay and
+	 * starts from the first small batch.
+	 */
+	for (round = 0; round < 20; round++) {
+		KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot,
+							 now, &t, &batch),
+				SWAP_PREFETCH_GO);
+		KUNIT_EXPECT_EQ(test, batch, 32U);
+		swap_prefetch_round_done(&p, SWAP_PREFETCH_STOP_NOMEM, now, &t);
+		KUNIT_EXPECT_EQ(test, p.next, now + 500);
+		now = p.next;
+	}
+	/* Running out of room is paced the same way. */
+	swap_prefetch_pace(&p, &idle_snapshot, now, &t, &batch);
+	swap_prefetch_round_done(&p, SWAP_PREFETCH_STOP_LOW_FREE, now, &t);
+	KUNIT_EXPECT_EQ(test, p.streak, 0U);
+	KUNIT_EXPECT_EQ(test, p.next, now + 500);
+	/* A round that read its batch keeps the ramp. */
+	now = p.next;
+	swap_prefetch_pace(&p, &idle_snapshot, now, &t, &batch);
+	swap_prefetch_round_done(&p, SWAP_PREFETCH_STOP_DONE, now, &t);
+	KUNIT_EXPECT_EQ(test, p.streak, 1U);
+	KUNIT_EXPECT_EQ(test, p.next, now + 100);
+	swap_prefetch_pace(&p, &idle_snapshot, p.next, &t, &batch);
+	KUNIT_EXPECT_EQ(test, batch, 64U);
+}
+
 static void swap_prefetch_test_recheck(struct kunit *test)
 {
 	struct swap_prefetch_tunables t = fixed_pacing;
 
 	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_BUSY, &t), 100UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_WRITEBACK, &t), 100UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_DIRTY, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_FREE_FALLING, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_SWAP_IO, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_CPU_BUSY, &t), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_LAPTOP_MODE, &t), 500UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_LOW_FREE, &t), 500UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_MAPPED, &t), 500UL);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_recheck(SWAP_PREFETCH_SWAP_FULL, &t), 500UL);
@@ -772,10 +983,17 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_idle_verdict, verdict_gen_params),
 	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
 	KUNIT_CASE(swap_prefetch_test_zones_short),
-	KUNIT_CASE(swap_prefetch_test_dirty_limit),
+	KUNIT_CASE(swap_prefetch_test_trend_slack),
+	KUNIT_CASE(swap_prefetch_test_trend_unknown_first),
+	KUNIT_CASE(swap_prefetch_test_trend_churn_is_steady),
+	KUNIT_CASE(swap_prefetch_test_trend_growth_is_falling),
+	KUNIT_CASE(swap_prefetch_test_trend_slack_boundary),
+	KUNIT_CASE(swap_prefetch_test_cpu_busy),
 	KUNIT_CASE(swap_prefetch_test_activity_mask),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
+	KUNIT_CASE(swap_prefetch_test_pace_contention),
+	KUNIT_CASE(swap_prefetch_test_round_done),
 	KUNIT_CASE(swap_prefetch_test_recheck),
 	KUNIT_CASE(swap_prefetch_test_pace_wrap),
 	KUNIT_CASE(swap_prefetch_test_pace_fixed),

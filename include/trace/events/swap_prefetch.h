@@ -11,9 +11,11 @@
 /* Export the enum values so that perf and bpftrace can decode them. */
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_GO);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_BUSY);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_FREE_FALLING);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_SWAP_IO);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_CPU_BUSY);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_LAPTOP_MODE);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_LOW_FREE);
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_WRITEBACK);
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_DIRTY);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_MAPPED);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_SWAP_FULL);
 
@@ -25,16 +27,16 @@ TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_NOMEM);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_EXIT);
 
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SWAPOUT);
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_MAJFAULT);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SWAPIN);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_ALLOCSTALL);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SCAN_KSWAPD);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SCAN_DIRECT);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_OOM_KILL);
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_ALLOC);
+TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_MEMSTALL);
 
 /*
- * A check that did not read: why, what the VM did since the last check,
- * and when kprefetchd looks again.
+ * A check that did not read: why, what pressure the VM saw since the last
+ * check, and when kprefetchd looks again.
  */
 TRACE_EVENT(swap_prefetch_delay,
 
@@ -61,20 +63,22 @@ TRACE_EVENT(swap_prefetch_delay,
 		  __print_symbolic(__entry->verdict,
 				   { SWAP_PREFETCH_GO, "go" },
 				   { SWAP_PREFETCH_BUSY, "busy" },
+				   { SWAP_PREFETCH_FREE_FALLING, "free_falling" },
+				   { SWAP_PREFETCH_SWAP_IO, "swap_io" },
+				   { SWAP_PREFETCH_CPU_BUSY, "cpu_busy" },
+				   { SWAP_PREFETCH_LAPTOP_MODE, "laptop_mode" },
 				   { SWAP_PREFETCH_LOW_FREE, "low_free" },
-				   { SWAP_PREFETCH_WRITEBACK, "writeback" },
-				   { SWAP_PREFETCH_DIRTY, "dirty" },
 				   { SWAP_PREFETCH_MAPPED, "mapped" },
 				   { SWAP_PREFETCH_SWAP_FULL, "swap_full" }),
 		  __entry->activity ?
 		  __print_flags(__entry->activity, "|",
 				{ 1 << SWAP_PREFETCH_ACT_SWAPOUT, "pswpout" },
-				{ 1 << SWAP_PREFETCH_ACT_MAJFAULT, "pgmajfault" },
+				{ 1 << SWAP_PREFETCH_ACT_SWAPIN, "pswpin" },
 				{ 1 << SWAP_PREFETCH_ACT_ALLOCSTALL, "allocstall" },
 				{ 1 << SWAP_PREFETCH_ACT_SCAN_KSWAPD, "pgscan_kswapd" },
 				{ 1 << SWAP_PREFETCH_ACT_SCAN_DIRECT, "pgscan_direct" },
 				{ 1 << SWAP_PREFETCH_ACT_OOM_KILL, "oom_kill" },
-				{ 1 << SWAP_PREFETCH_ACT_ALLOC, "pgalloc" }) :
+				{ 1 << SWAP_PREFETCH_ACT_MEMSTALL, "memstall" }) :
 		  "none",
 		  __entry->next_ms, __entry->nr_tracked)
 );
