@@ -575,17 +575,20 @@ swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_zones_short);
 
 /**
- * swap_prefetch_trend_slack - how far free memory may fall in one window
- * @totalram: usable RAM in pages
+ * swap_prefetch_trend_slack - how far available memory may fall per window
+ * @window: the window in jiffies
  *
- * Memory that comes and goes within a window is churn; beyond this much,
- * a fall from one window to the next is a job growing.
+ * Memory that comes and goes within a window is churn, whatever its size;
+ * the most memory seen in a window moves only with small kernel noise,
+ * unless a job grows.  1 MiB a second is a job growing.
  *
- * Return: the slack in pages: 1/256 of RAM, at least 4 MiB.
+ * Return: the slack in pages: 1 MiB per second of @window, at least
+ * %SWAP_PREFETCH_TREND_MIN_SLACK pages.
  */
-VISIBLE_IF_KUNIT unsigned long swap_prefetch_trend_slack(unsigned long totalram)
+VISIBLE_IF_KUNIT unsigned long swap_prefetch_trend_slack(unsigned long window)
 {
-	return max_t(unsigned long, totalram / 256, SZ_4M >> PAGE_SHIFT);
+	return max_t(unsigned long, window * (SZ_1M >> PAGE_SHIFT) / HZ,
+		     SWAP_PREFETCH_TREND_MIN_SLACK);
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_slack);
 
@@ -986,13 +989,18 @@ static void kprefetchd_reset_trend(void)
 	kprefetchd_trend.valid = false;
 }
 
-/* Is free memory falling, or not yet known to be steady? */
-static bool kprefetchd_free_falling(unsigned long totalram, unsigned long delay)
+/*
+ * Is free memory falling, or not yet known to be steady?  Windows of a
+ * quarter of the delay: a job that starts growing is seen within two of
+ * them, before the delay is over.
+ */
+static bool kprefetchd_free_falling(unsigned long delay)
 {
+	unsigned long window = max(delay / 4, 1UL);
+
 	return swap_prefetch_trend_update(&kprefetchd_trend,
 					  kprefetchd_avail_pages(), jiffies,
-					  max(delay / 4, 1UL),
-					  swap_prefetch_trend_slack(totalram));
+					  window, swap_prefetch_trend_slack(window));
 }
 
 /* Sectors read and written so far on the disks that hold swap. */
@@ -1095,7 +1103,7 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 {
 	s->totalram = totalram_pages();
 	s->activity = kprefetchd_activity_since_last();
-	s->free_falling = kprefetchd_free_falling(s->totalram, t->delay);
+	s->free_falling = kprefetchd_free_falling(t->delay);
 	s->zones_short = kprefetchd_zones_short();
 	s->swap_io = kprefetchd_swap_io_since_last();
 	s->cpu_busy = kprefetchd_cpu_busy();

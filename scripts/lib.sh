@@ -220,8 +220,9 @@ run_guest() {
 	scratchimg=$CACHE/scratch.img
 	rm -f "$swapimg" "$scratchimg"
 	truncate -s "${swap_mib}M" "$swapimg"
-	# /dev/vdb: a disk the writeback test may overwrite.
-	truncate -s 64M "$scratchimg"
+	# /dev/vdb: a disk the writeback test and the demo's background may
+	# overwrite; sparse, so its size costs nothing.
+	truncate -s "${GUEST_SCRATCH_MIB:-64}M" "$scratchimg"
 	case $accel in
 	kvm) accel_opt="-enable-kvm -cpu host" ;;
 	*) accel_opt="-accel tcg" ;;

@@ -235,6 +235,9 @@ enum swap_prefetch_activity_item {
 /* Others' share of all CPUs' time, in percent, above which prefetch waits. */
 #define SWAP_PREFETCH_CPU_BUSY_PCT	50
 
+/* The least fall per window of the trend that counts: 512 KiB. */
+#define SWAP_PREFETCH_TREND_MIN_SLACK	(SZ_512K >> PAGE_SHIFT)
+
 /**
  * struct swap_prefetch_trend - is free memory steady, or falling?
  * @start: jiffies at which the current window began
@@ -320,7 +323,7 @@ unsigned long swap_prefetch_list_count_types(struct swap_prefetch_list *l,
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);
-unsigned long swap_prefetch_trend_slack(unsigned long totalram);
+unsigned long swap_prefetch_trend_slack(unsigned long window);
 bool swap_prefetch_trend_update(struct swap_prefetch_trend *tr,
 				unsigned long avail, unsigned long now,
 				unsigned long window, unsigned long slack);

@@ -37,3 +37,29 @@ t1=$(kprefetchd_cpu_ns)
 [ "$t0" -ge 0 ] && echo "demo: kprefetchd_cpu_ns=$((t1 - t0))"
 grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'
 sed 's/^/trace: /' /tmp/trace
+
+# Background scenarios: what a machine nobody is using still does, during
+# the idle period, each with prefetch off then on in this same boot.
+# /dev/vdb is a second disk: the journal writes its first 64 MiB, the
+# indexer reads past them.
+scenario() {
+	name=$1
+	shift
+	vm swap_prefetch 0
+	bench --idle "$IDLE" --label "${name}_off" --background "$*"
+	vm swap_prefetch 1
+	bench --idle "$IDLE" --label "${name}_on" --background "$*"
+}
+for s in $SCENARIOS; do
+	case $s in
+	churn2) scenario churn2 --churn 2 ;;
+	churn8) scenario churn8 --churn 8 ;;
+	churn32) scenario churn32 --churn 32 ;;
+	journal) scenario journal --writer /dev/vdb ;;
+	indexer) scenario indexer --reader /dev/vdb --reader-rate 4 ;;
+	waker) scenario waker --cpu 10 ;;
+	mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
+	*) echo "demo: unknown scenario $s" ;;
+	esac
+done
+grep swap_prefetch /proc/vmstat | sed 's/^/vmstat-end: /'

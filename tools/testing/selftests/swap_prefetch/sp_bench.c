@@ -7,7 +7,8 @@
  * process_madvise() from another process, or swapoff + swapon), idles
  * while sampling how much of W is back in memory, then re-touches W and
  * reports the time and major faults it took.  Every byte of W is checked
- * against its pattern at the end.
+ * against its pattern at the end.  With --background, sp_noise runs
+ * during the idle period, as a machine's background would.
  *
  * One result line per run, "key=value" separated by spaces, so that the
  * benchmark script can tabulate runs made in the same boot.
@@ -28,6 +29,7 @@ struct options {
 	const char *label;
 	const char *swapdev;
 	const char *trace;	/* file for "label second resident%" samples */
+	const char *background;	/* sp_noise arguments, run while idle */
 	int no_swapout;
 	int pageout;
 };
@@ -69,11 +71,38 @@ static double peer_swapoff(const char *dev)
 	return sp_now() - t0;
 }
 
+/* Start sp_noise with @args, labelled like this run. */
+static pid_t start_background(const char *label, const char *args)
+{
+	char cmd[512];
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "exec sp_noise --label %s %s", label, args);
+	pid = fork();
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Stop it; it prints its own throughput line.  0 if it ran cleanly. */
+static int stop_background(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGTERM);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static void print_help(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--ws MiB] [--hog MiB] [--idle s]\n", prog);
 	fprintf(stderr, "  [--peer none|willneed|swapoff] [--swapdev dev]\n");
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
+	fprintf(stderr, "  [--background 'sp_noise arguments']\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
@@ -88,6 +117,7 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "swapdev", required_argument, NULL, 'd' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "trace", required_argument, NULL, 't' },
+		{ "background", required_argument, NULL, 'b' },
 		{ "no-swapout", no_argument, NULL, 'n' },
 		{ "pageout", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -121,6 +151,9 @@ static void parse(int argc, char **argv, struct options *o)
 		case 't':
 			o->trace = optarg;
 			break;
+		case 'b':
+			o->background = optarg;
+			break;
 		case 'n':
 			o->no_swapout = 1;
 			break;
@@ -140,6 +173,8 @@ int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
 	long read0, read1;
+	pid_t noise = 0;
+	int noise_rc = 0;
 	size_t len, pages, swapped, resident, bad;
 	struct options o;
 	FILE *trace = NULL;
@@ -174,6 +209,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(o.peer, "swapoff"))
 		peer_s = peer_swapoff(o.swapdev);
 
+	if (o.background)
+		noise = start_background(o.label, o.background);
 	if (o.trace)
 		trace = fopen(o.trace, "a");
 	read0 = sp_vmstat("swap_prefetch_read");
@@ -197,6 +234,8 @@ int main(int argc, char **argv)
 	if (trace)
 		fclose(trace);
 	read1 = sp_vmstat("swap_prefetch_read");
+	if (noise)
+		noise_rc = stop_background(noise);
 
 	resident = sp_count_resident(buf, len);
 	flt0 = sp_majflt();
@@ -211,5 +250,7 @@ int main(int argc, char **argv)
 	       100.0 * resident / pages, o.peer, peer_s);
 	printf(" restore_s=%.2f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu\n",
 	       restore_s, touch_s, flt, read1 - read0, bad);
-	return bad ? 1 : 0;
+	if (noise_rc)
+		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
+	return bad || noise_rc ? 1 : 0;
 }

@@ -2,23 +2,24 @@
 /*
  * Swap prefetch selftests: drive real swap pressure and check that
  * kprefetchd brings the working set back when idle, keeps it on swap,
- * backs off under foreground work, is cheap to drop, and is off when off.
+ * backs off under memory pressure and I/O on the swap disk but not under
+ * I/O elsewhere, is cheap to drop, and is off when off.
  *
  * Needs root, swap, and a kernel with CONFIG_SWAP_PREFETCH; skips
  * otherwise.  The working set is 32 MiB and the hog as large as RAM, which
  * suits a small VM; SP_WS_MIB and SP_HOG_MIB (in MiB) override them.
  * Test names as arguments run only those tests (see tests[] below).
- * SP_SCRATCH names a block device or a file on a disk filesystem that the
- * writeback test may overwrite (default: a file in /var/tmp, if that is
- * on a disk).
+ * SP_SCRATCH names a block device, on another disk than swap, that the
+ * writeback test may overwrite.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
+#include <sys/sysmacros.h>
 
 #include "../kselftest.h"
 #include "sp_util.h"
@@ -342,22 +343,204 @@ static void test_backs_off(void)
 	ws_free(&w);
 }
 
-/*
- * Where the writeback test may write: SP_SCRATCH, or a file in /var/tmp
- * unless that is in memory, where nothing is ever written back.
- */
-static int open_scratch(void)
+/* Grow by @mib_per_s for @seconds, then hold it all until killed. */
+static pid_t start_grower(unsigned int mib_per_s, unsigned int seconds)
 {
-	const char *path = getenv("SP_SCRATCH");
-	struct statfs fs;
+	const size_t step = 1 << 20;
+	pid_t pid = fork();
+	unsigned int i;
 
-	if (!path) {
-		path = "/var/tmp/swap_prefetch_scratch";
-		if (statfs("/var/tmp", &fs) || fs.f_type == 0x01021994 ||
-		    fs.f_type == 0x858458f6)	/* tmpfs, ramfs */
-			return -1;
+	if (pid)
+		return pid;
+	for (i = 0; i < mib_per_s * seconds; i++) {
+		char *p = mmap(NULL, step, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		memset(p, 1, step);
+		usleep(1000000 / mib_per_s);
 	}
-	return open(path, O_WRONLY | O_CREAT, 0600);
+	for (;;)
+		pause();
+}
+
+static long reclaim_scans(void)
+{
+	return sp_vmstat("pgscan_kswapd") + sp_vmstat("pgscan_direct");
+}
+
+static void test_backs_off_growing(void)
+{
+	const char *name = "reads nothing while a job grows, before any reclaim";
+	const unsigned int rate = 8, seconds = 8;
+	long during, after, read0, scans;
+	struct ws w;
+	pid_t fg;
+	int s;
+
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	if (sp_meminfo("MemFree") / 1024 < 2 * rate * seconds + (long)ws_mib) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: too little free memory to grow into\n",
+				      name);
+		return;
+	}
+	read0 = sp_vmstat("swap_prefetch_read");
+	scans = reclaim_scans();
+	/*
+	 * Allocations that are kept, not churn: free memory falls by
+	 * 8 MiB/s, from the moment the hog is gone, for longer than the
+	 * delay.
+	 */
+	fg = start_grower(rate, seconds);
+	sleep(seconds);
+	during = sp_vmstat("swap_prefetch_read") - read0;
+	scans = reclaim_scans() - scans;
+	/* It stopped growing and holds its memory: prefetch may go on. */
+	read0 = sp_vmstat("swap_prefetch_read");
+	s = wait_resident(&w, 50, 60);
+	after = sp_vmstat("swap_prefetch_read") - read0;
+	kill(fg, SIGKILL);
+	waitpid(fg, NULL, 0);
+	ksft_print_msg("read %ld pages while a job grew %u MiB/s for %u s (%ld pages scanned), %ld after (%d s)\n",
+		       during, rate, seconds, scans, after, s);
+	if (scans)
+		ksft_test_result_skip("%s: the job made reclaim run\n", name);
+	else
+		ksft_test_result(during == 0 && after > 0, "%s\n", name);
+	ws_free(&w);
+}
+
+/* The swap device, from /proc/swaps; false if none can be read. */
+static bool first_swap_device(char *dev, size_t size)
+{
+	char line[256], fmt[32];
+	bool found = false;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	if (!f)
+		return false;
+	snprintf(fmt, sizeof(fmt), "%%%zus", size - 1);
+	/* The first line is the header. */
+	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
+		found = sscanf(line, fmt, dev) == 1 && dev[0] == '/';
+	fclose(f);
+	return found;
+}
+
+/* Read @dev from start to end, again and again, bypassing the page cache. */
+static pid_t start_disk_reader(const char *dev)
+{
+	const size_t chunk = 1 << 20;
+	pid_t pid = fork();
+	void *buf;
+	off_t off = 0;
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = open(dev, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign(&buf, 4096, chunk))
+		_exit(1);
+	for (;;) {
+		ssize_t n = pread(fd, buf, chunk, off);
+
+		if (n < 0)
+			_exit(1);
+		off = n < (ssize_t)chunk ? 0 : off + n;
+	}
+}
+
+static void test_yields_to_swap_disk_io(void)
+{
+	const char *name = "reads nothing while another job streams from the swap disk";
+	long during, after, read0, sectors;
+	char dev[128];
+	struct ws w;
+	pid_t fg;
+	int s;
+
+	if (!first_swap_device(dev, sizeof(dev)) ||
+	    strncmp(dev, "/dev/", 5)) {
+		ksft_test_result_skip("%s: swap is not on a block device\n", name);
+		return;
+	}
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	read0 = sp_vmstat("swap_prefetch_read");
+	sectors = sp_vmstat("pgpgin");
+	fg = start_disk_reader(dev);
+	sleep(10);
+	during = sp_vmstat("swap_prefetch_read") - read0;
+	sectors = sp_vmstat("pgpgin") - sectors;
+	kill(fg, SIGKILL);
+	waitpid(fg, NULL, 0);
+	read0 = sp_vmstat("swap_prefetch_read");
+	s = wait_resident(&w, 50, 60);
+	after = sp_vmstat("swap_prefetch_read") - read0;
+	ksft_print_msg("read %ld pages while %s streamed %ld KiB in 10 s, %ld after (%d s)\n",
+		       during, dev, sectors, after, s);
+	if (sectors < 10 * 1024)
+		ksft_test_result_skip("%s: the reader read too little\n", name);
+	else
+		ksft_test_result(during == 0 && after > 0, "%s\n", name);
+	ws_free(&w);
+}
+
+/*
+ * A write to a pacing sysctl takes effect at once, not at the end of the
+ * wait that the old value started.
+ */
+static void test_sysctl_takes_effect(void)
+{
+	const char *name = "a shorter delay takes effect at once";
+	long before, after;
+	struct ws w;
+	int s;
+
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	/* Ten minutes between looks: nothing happens on its own. */
+	set_vm("swap_prefetch_delay_ms", "600000");
+	set_vm("swap_prefetch_interval_ms", "600000");
+	/* Let kprefetchd start the long wait. */
+	sleep(3);
+	before = sp_vmstat("swap_prefetch_read");
+	sleep(2);
+	before = sp_vmstat("swap_prefetch_read") - before;
+	set_vm("swap_prefetch_interval_ms", "200");
+	set_vm("swap_prefetch_delay_ms", "1000");
+	after = sp_vmstat("swap_prefetch_read");
+	s = wait_resident(&w, 50, 30);
+	after = sp_vmstat("swap_prefetch_read") - after;
+	ksft_print_msg("read %ld pages in 2 s of a 10-minute wait; back %d s after the write\n",
+		       before, s);
+	ksft_test_result(before == 0 && after > 0 && s >= 0, "%s\n", name);
+	ws_free(&w);
+}
+
+/* The sysfs directory of the whole disk that holds block device @path. */
+static bool disk_of(const char *path, char *disk, size_t size)
+{
+	char link[64], partition[PATH_MAX + 16];
+	struct stat st;
+	char *slash;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		return false;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(link, disk) || strlen(disk) >= size)
+		return false;
+	snprintf(partition, sizeof(partition), "%s/partition", disk);
+	if (!access(partition, F_OK)) {
+		slash = strrchr(disk, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	return true;
 }
 
 /* Rewrite the same 8 MiB and fsync it until killed: writeback, no swap. */
@@ -380,50 +563,61 @@ static pid_t start_foreground_writer(int fd)
 	}
 }
 
-static void test_backs_off_writeback(void)
+/*
+ * Writeback to a disk that holds no swap does not contend with prefetch
+ * reads: a journal or a download must not keep prefetch off.
+ */
+static void test_writeback_elsewhere(void)
 {
-	const char *name = "reads nothing while the foreground writes back, resumes after";
-	long during, after, read0, wb_peak = 0;
+	const char *name = "writeback to another disk does not hold prefetch back";
+	long during, read0, wb_peak = 0;
+	const char *scratch = getenv("SP_SCRATCH");
+	char dev[128], disk_scratch[PATH_MAX], disk_swap[PATH_MAX];
 	struct ws w;
 	int fd, s, i;
 	pid_t fg;
 
-	fd = open_scratch();
-	if (fd < 0) {
-		ksft_test_result_skip("%s: no disk to write to (set SP_SCRATCH)\n",
+	if (!scratch || !first_swap_device(dev, sizeof(dev)) ||
+	    !disk_of(scratch, disk_scratch, sizeof(disk_scratch)) ||
+	    !disk_of(dev, disk_swap, sizeof(disk_swap)) ||
+	    !strcmp(disk_scratch, disk_swap)) {
+		ksft_test_result_skip("%s: SP_SCRATCH is not a disk other than swap's\n",
 				      name);
+		return;
+	}
+	fd = open(scratch, O_WRONLY);
+	if (fd < 0) {
+		ksft_test_result_skip("%s: cannot open %s\n", name, scratch);
 		return;
 	}
 	if (!swapped_out_or_skip(&w, 1, name)) {
 		close(fd);
 		return;
 	}
-	fg = start_foreground_writer(fd);
-	sleep(1);
 	read0 = sp_vmstat("swap_prefetch_read");
-	for (i = 0; i < 20; i++) {
+	fg = start_foreground_writer(fd);
+	for (i = 0; i < 40; i++) {
 		long wb = sp_meminfo("Writeback") + sp_meminfo("Dirty");
 
 		if (wb > wb_peak)
 			wb_peak = wb;
 		usleep(500000);
+		if (sp_count_resident(w.buf, w.len) * 2 >= w.pages)
+			break;
 	}
+	s = i / 2;
 	during = sp_vmstat("swap_prefetch_read") - read0;
 	kill(fg, SIGKILL);
 	waitpid(fg, NULL, 0);
-	/* What the writer left dirty would hold prefetch for dirty_expire. */
 	fsync(fd);
 	close(fd);
-	read0 = sp_vmstat("swap_prefetch_read");
-	s = wait_resident(&w, 50, 60);
-	after = sp_vmstat("swap_prefetch_read") - read0;
 	ksft_print_msg("dirty + writeback up to %ld KiB\n", wb_peak);
-	ksft_print_msg("read %ld pages during 10 s of writeback, %ld after (%d s)\n",
-		       during, after, s);
+	ksft_print_msg("read %ld pages during writeback to %s; half the set back after %d s\n",
+		       during, scratch, s);
 	if (wb_peak < 1024)
 		ksft_test_result_skip("%s: the writer made no writeback\n", name);
 	else
-		ksft_test_result(during == 0 && after > 0, "%s\n", name);
+		ksft_test_result(during > 0 && i < 40, "%s\n", name);
 	ws_free(&w);
 }
 
@@ -661,7 +855,10 @@ static const struct {
 	{ "memcg", test_prefetch_happens_memcg },
 	{ "refault", test_refault_latency },
 	{ "backs_off", test_backs_off },
-	{ "writeback", test_backs_off_writeback },
+	{ "writeback", test_writeback_elsewhere },
+	{ "growing", test_backs_off_growing },
+	{ "swap_disk_io", test_yields_to_swap_disk_io },
+	{ "sysctl_now", test_sysctl_takes_effect },
 	{ "trace", test_trace_events },
 	{ "drops", test_drops_cheaply },
 };

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Background activity of a machine nobody is using, for the swap prefetch
+ * benchmark: memory churn (a garbage collector, a browser tab), a journal
+ * (small writes and fsync), a page-cache reader (an indexer) and a
+ * periodic CPU waker.  Runs the ones asked for until SIGTERM or SIGINT,
+ * then prints one line with the throughput each achieved, so that the
+ * benchmark can check that prefetch did not slow them down.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "sp_util.h"
+
+static atomic_int stopping;
+
+struct noise {
+	const char *label;
+	unsigned int churn_mib_s;	/* allocate, touch, free: MiB/s */
+	const char *writer;		/* journal: device or file */
+	const char *reader;		/* indexer: device or file */
+	unsigned int reader_mib_s;
+	unsigned int cpu_pct;		/* waker: busy share of each 100 ms */
+	/* results */
+	atomic_int failed;
+	double churned_mib, churn_s, writes, write_s, read_mib, cpu_loops, cpu_busy_s;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&stopping, 1);
+}
+
+static bool stop_now(void)
+{
+	return atomic_load(&stopping);
+}
+
+/* Sleep until @t (sp_now() seconds), unless asked to stop. */
+static void sleep_until(double t)
+{
+	double now = sp_now();
+
+	if (t > now && !stop_now())
+		usleep((t - now) * 1e6);
+}
+
+/* Four times a second: map rate/4 MiB, write every page, unmap it. */
+static void *churn(void *arg)
+{
+	struct noise *n = arg;
+	size_t len = ((size_t)n->churn_mib_s << 20) / 4;
+	double next = sp_now();
+
+	while (!stop_now()) {
+		double t0 = sp_now();
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		memset(p, 0x5a, len);
+		munmap(p, len);
+		n->churn_s += sp_now() - t0;
+		n->churned_mib += len / 1048576.0;
+		next += 0.25;
+		sleep_until(next);
+	}
+	return NULL;
+}
+
+/* A journal: 16 KiB appended and synced every 1.5 s, in a 64 MiB ring. */
+static void *writer(void *arg)
+{
+	struct noise *n = arg;
+	const size_t len = 16 << 10, ring = 64 << 20;
+	char buf[16 << 10];
+	double next = sp_now();
+	off_t off = 0;
+	int fd = open(n->writer, O_WRONLY);
+
+	if (fd < 0) {
+		perror(n->writer);
+		atomic_store(&n->failed, 1);
+		return NULL;
+	}
+	memset(buf, 'j', sizeof(buf));
+	while (!stop_now()) {
+		double t0 = sp_now();
+
+		if (pwrite(fd, buf, len, off) != (ssize_t)len || fdatasync(fd))
+			break;
+		n->write_s += sp_now() - t0;
+		n->writes++;
+		off = (off + len) % ring;
+		next += 1.5;
+		sleep_until(next);
+	}
+	close(fd);
+	return NULL;
+}
+
+/*
+ * An indexer: buffered 1 MiB reads at a steady rate, front to back, from
+ * past the journal's ring, so that the two can share a disk.
+ */
+static void *reader(void *arg)
+{
+	struct noise *n = arg;
+	const size_t chunk = 1 << 20, start = 64 << 20;
+	double next = sp_now();
+	char *buf = malloc(chunk);
+	off_t off = start;
+	int fd = open(n->reader, O_RDONLY);
+
+	if (fd < 0 || !buf) {
+		perror(n->reader);
+		atomic_store(&n->failed, 1);
+		free(buf);
+		return NULL;
+	}
+	while (!stop_now()) {
+		ssize_t got = pread(fd, buf, chunk, off);
+
+		if (got < 0)
+			break;
+		off = got < (ssize_t)chunk ? start : off + got;
+		n->read_mib += got / 1048576.0;
+		next += 1.0 / n->reader_mib_s;
+		sleep_until(next);
+	}
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* A periodic waker: spin cpu_pct ms of every 100 ms, counting loops. */
+static void *waker(void *arg)
+{
+	struct noise *n = arg;
+	double next = sp_now();
+	volatile unsigned long x = 0;
+
+	while (!stop_now()) {
+		double t0 = sp_now(), end = t0 + n->cpu_pct / 1000.0;
+
+		while (sp_now() < end) {
+			unsigned int i;
+
+			for (i = 0; i < 10000; i++)
+				x += i;
+			n->cpu_loops += 10000;
+		}
+		n->cpu_busy_s += sp_now() - t0;
+		next += 0.1;
+		sleep_until(next);
+	}
+	return NULL;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--label name] [--churn MiB/s] [--writer path]\n"
+		"          [--reader path --reader-rate MiB/s] [--cpu percent]\n"
+		"Runs background activity until SIGTERM, then prints its throughput.\n",
+		prog);
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct noise *n)
+{
+	static const struct option longopts[] = {
+		{ "label", required_argument, NULL, 'l' },
+		{ "churn", required_argument, NULL, 'c' },
+		{ "writer", required_argument, NULL, 'w' },
+		{ "reader", required_argument, NULL, 'r' },
+		{ "reader-rate", required_argument, NULL, 'R' },
+		{ "cpu", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	*n = (struct noise){ .label = "noise", .reader_mib_s = 4 };
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			n->label = optarg;
+			break;
+		case 'c':
+			n->churn_mib_s = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			n->writer = optarg;
+			break;
+		case 'r':
+			n->reader = optarg;
+			break;
+		case 'R':
+			n->reader_mib_s = strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			n->cpu_pct = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind < argc || n->cpu_pct > 100 || !n->reader_mib_s ||
+	    (!n->churn_mib_s && !n->writer && !n->reader && !n->cpu_pct))
+		usage(argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t threads[4];
+	unsigned int nr = 0, i;
+	struct noise n;
+	double t0, span;
+
+	parse(argc, argv, &n);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	t0 = sp_now();
+	if (n.churn_mib_s)
+		pthread_create(&threads[nr++], NULL, churn, &n);
+	if (n.writer)
+		pthread_create(&threads[nr++], NULL, writer, &n);
+	if (n.reader)
+		pthread_create(&threads[nr++], NULL, reader, &n);
+	if (n.cpu_pct)
+		pthread_create(&threads[nr++], NULL, waker, &n);
+	while (!stop_now())
+		pause();
+	span = sp_now() - t0;
+	for (i = 0; i < nr; i++)
+		pthread_join(threads[i], NULL);
+	printf("noise label=%s seconds=%.1f churn_mib_s=%.2f churn_ms_per_mib=%.2f writes_per_s=%.3f write_ms=%.2f read_mib_s=%.2f cpu_mloops_per_busy_s=%.2f\n",
+	       n.label, span, n.churned_mib / span,
+	       n.churned_mib ? 1000 * n.churn_s / n.churned_mib : 0,
+	       n.writes / span,
+	       n.writes ? 1000 * n.write_s / n.writes : 0,
+	       n.read_mib / span,
+	       n.cpu_busy_s ? n.cpu_loops / 1e6 / n.cpu_busy_s : 0);
+	fflush(stdout);
+	return atomic_load(&n.failed) ? 1 : 0;
+}
