@@ -857,7 +857,10 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_memcg_room_ok);
  * @entry: the first swap entry of the folio
  * @nr: the folio's number of pages
  *
- * Called from reclaim after the folio left the swap cache.  Never waits.
+ * Called from reclaim with the folio locked and still in the swap cache,
+ * just before reclaim removes it: swapoff's purge, which runs after the
+ * folio is gone from the swap cache, then always finds the entries.
+ * Never waits.
  */
 void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {

@@ -46,7 +46,11 @@ static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
 	return folio_nr_pages(folio);
 }
 
-/* Called on the reclaim hot path after a successful swap-out. */
+/*
+ * Called on the reclaim hot path once the folio is written out, while it
+ * still holds its slot in the swap cache; swap_prefetch_forget() undoes it
+ * if the folio cannot be removed after all.
+ */
 static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {
 	if (nr && static_branch_unlikely(&swap_prefetch_enabled_key))
