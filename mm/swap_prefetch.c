@@ -1158,8 +1158,7 @@ enum kprefetchd_outcome {
 	KPREFETCHD_READ,	/* read into the swap cache */
 	KPREFETCHD_CACHED,	/* already in the swap cache */
 	KPREFETCHD_STALE,	/* slot freed or device gone */
-	KPREFETCHD_SKIPPED,	/* zswap, zero-filled, fast device, charge
-				 * refused */
+	KPREFETCHD_SKIPPED,	/* zswap, zero, zram, charge refused */
 	KPREFETCHD_FAILED,	/* no memory although zones had room */
 };
 

@@ -19,6 +19,8 @@
 #include "sp_util.h"
 
 static atomic_int stopping;
+/* The waker's loop sums into it, so that the loop is not optimised away. */
+unsigned long spin_sink;
 
 struct noise {
 	const char *label;
@@ -146,7 +148,6 @@ static void *waker(void *arg)
 {
 	struct noise *n = arg;
 	double next = sp_now();
-	volatile unsigned long x = 0;
 
 	while (!stop_now()) {
 		double t0 = sp_now(), end = t0 + n->cpu_pct / 1000.0;
@@ -155,7 +156,7 @@ static void *waker(void *arg)
 			unsigned int i;
 
 			for (i = 0; i < 10000; i++)
-				x += i;
+				spin_sink += i;
 			n->cpu_loops += 10000;
 		}
 		n->cpu_busy_s += sp_now() - t0;
@@ -165,7 +166,7 @@ static void *waker(void *arg)
 	return NULL;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--label name] [--churn MiB/s] [--writer path]\n"
@@ -211,12 +212,12 @@ static void parse(int argc, char **argv, struct noise *n)
 			n->cpu_pct = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (optind < argc || n->cpu_pct > 100 || !n->reader_mib_s ||
 	    (!n->churn_mib_s && !n->writer && !n->reader && !n->cpu_pct))
-		usage(argv[0]);
+		print_usage(argv[0]);
 }
 
 int main(int argc, char **argv)
@@ -243,11 +244,14 @@ int main(int argc, char **argv)
 	span = sp_now() - t0;
 	for (i = 0; i < nr; i++)
 		pthread_join(threads[i], NULL);
-	printf("noise label=%s seconds=%.1f churn_mib_s=%.2f churn_ms_per_mib=%.2f writes_per_s=%.3f write_ms=%.2f read_mib_s=%.2f cpu_mloops_per_busy_s=%.2f\n",
-	       n.label, span, n.churned_mib / span,
-	       n.churned_mib ? 1000 * n.churn_s / n.churned_mib : 0,
-	       n.writes / span,
-	       n.writes ? 1000 * n.write_s / n.writes : 0,
+	/* One line, so that nothing else on the console can split it. */
+	printf("noise label=%s seconds=%.1f", n.label, span);
+	printf(" churn_mib_s=%.2f churn_ms_per_mib=%.2f",
+	       n.churned_mib / span,
+	       n.churned_mib ? 1000 * n.churn_s / n.churned_mib : 0);
+	printf(" writes_per_s=%.3f write_ms=%.2f", n.writes / span,
+	       n.writes ? 1000 * n.write_s / n.writes : 0);
+	printf(" read_mib_s=%.2f cpu_mloops_per_busy_s=%.2f\n",
 	       n.read_mib / span,
 	       n.cpu_busy_s ? n.cpu_loops / 1e6 / n.cpu_busy_s : 0);
 	fflush(stdout);

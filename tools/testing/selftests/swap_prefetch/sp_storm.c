@@ -16,7 +16,7 @@
 
 #include "sp_util.h"
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--label name] [--mib MiB] [--phases N] [--pause s]\n"
@@ -33,7 +33,7 @@ static void touch_pages(char *buf, size_t len, unsigned int passes)
 
 	for (p = 0; p < passes; p++)
 		for (off = 0; off < len; off += psz)
-			*(volatile unsigned long *)(buf + off) += p + 1;
+			buf[off] += p + 1;
 }
 
 int main(int argc, char **argv)
@@ -69,11 +69,11 @@ int main(int argc, char **argv)
 			pause_s = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (optind < argc || !phases)
-		usage(argv[0]);
+		print_usage(argv[0]);
 	/* By default a quarter more than RAM: every phase swaps. */
 	if (!mib)
 		mib = sp_meminfo("MemTotal") / 1024 * 5 / 4;
@@ -93,9 +93,10 @@ int main(int argc, char **argv)
 			sleep(pause_s);
 	}
 	/* pswpin counts prefetch reads too; prefetched is their share. */
-	printf("storm label=%s mib=%zu phases=%u pause_s=%u active_s=%.2f pswpin=%ld pswpout=%ld prefetched=%ld\n",
-	       label, mib, phases, pause_s, active, sp_vmstat("pswpin") - in0,
-	       sp_vmstat("pswpout") - out0,
+	printf("storm label=%s mib=%zu phases=%u pause_s=%u active_s=%.2f",
+	       label, mib, phases, pause_s, active);
+	printf(" pswpin=%ld pswpout=%ld prefetched=%ld\n",
+	       sp_vmstat("pswpin") - in0, sp_vmstat("pswpout") - out0,
 	       sp_vmstat("swap_prefetch_read") - read0);
 	return 0;
 }
