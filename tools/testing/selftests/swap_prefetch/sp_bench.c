@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -71,13 +72,20 @@ static double peer_swapoff(const char *dev)
 	return sp_now() - t0;
 }
 
-/* Start sp_noise with @args, labelled like this run. */
+/* Start sp_noise, from sp_bench's own folder, with @args. */
 static pid_t start_background(const char *label, const char *args)
 {
-	char cmd[512];
+	char self[PATH_MAX] = "", cmd[PATH_MAX + 512], *slash;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	pid_t pid;
 
-	snprintf(cmd, sizeof(cmd), "exec sp_noise --label %s %s", label, args);
+	if (len > 0)
+		self[len] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(cmd, sizeof(cmd), "exec %s/sp_noise --label %s %s",
+		 slash ? self : ".", label, args);
 	pid = fork();
 	if (!pid) {
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
