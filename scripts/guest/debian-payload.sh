@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the Debian guest (bash), started by /sbin/sp-init: make
-# kselftest against the shared tree, then the redis wake-up benchmark.
+# Runs inside the Debian guest (bash), started by /sbin/sp-init (itself
+# started by systemd, or PID 1): make kselftest against the shared tree,
+# then the redis wake-up benchmark.
 # W, IDLE and PARTS are set by scripts/debian-guest above this line.
 # Disks: vda root (copy-on-write), vdb swap (throttled), vdc scratch for
 # the writeback test (throttled), vdd work space; 9p: src (the patched
