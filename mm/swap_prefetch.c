@@ -205,6 +205,8 @@ VISIBLE_IF_KUNIT unsigned long swap_prefetch_list_refill(struct swap_prefetch_li
 			break;
 		list_add(&e->lru, &fresh);
 		added++;
+		/* Up to an eighth of RAM's worth of entries: let others run. */
+		cond_resched();
 	}
 	spin_lock(&l->lock);
 	list_splice(&fresh, &l->pool);
@@ -868,6 +870,16 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 	bool first;
 	long added;
 
+	/*
+	 * kprefetchd would skip these anyway (kprefetchd_skip_entry()):
+	 * zram and other synchronous devices, and pages zswap holds.
+	 */
+	if ((swp_swap_info(entry)->flags & SWP_SYNCHRONOUS_IO) ||
+	    zswap_present(entry)) {
+		count_vm_events(SWAP_PREFETCH_SKIPPED, nr);
+		return;
+	}
+
 	added = swap_prefetch_list_add(&swap_prefetch_global, entry, nr,
 				       &recycled, &first);
 	if (added < 0) {
@@ -1447,10 +1459,13 @@ static int kprefetchd(void *unused)
 	set_task_ioprio(current, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
 
 	while (!kthread_should_stop()) {
-		/* Spares for the next swap storm, while memory is free. */
+		/*
+		 * Spares for the next swap storm, from memory that is free:
+		 * no reclaim, not even by kswapd.
+		 */
 		if (READ_ONCE(sysctl_swap_prefetch))
 			swap_prefetch_list_refill(&swap_prefetch_global,
-						  GFP_NOWAIT | __GFP_NOWARN);
+						  __GFP_NOWARN);
 		due = kprefetchd_wait_work();
 		if (kthread_should_stop())
 			break;
