@@ -458,7 +458,7 @@ static pid_t start_disk_reader(const char *dev)
 static void test_yields_to_swap_disk_io(void)
 {
 	const char *name = "reads nothing while another job streams from the swap disk";
-	long during, after, read0, sectors;
+	long during, after, read0, kib;
 	char dev[128];
 	struct ws w;
 	pid_t fg;
@@ -472,19 +472,19 @@ static void test_yields_to_swap_disk_io(void)
 	if (!swapped_out_or_skip(&w, 1, name))
 		return;
 	read0 = sp_vmstat("swap_prefetch_read");
-	sectors = sp_vmstat("pgpgin");
+	kib = sp_vmstat("pgpgin");
 	fg = start_disk_reader(dev);
 	sleep(10);
 	during = sp_vmstat("swap_prefetch_read") - read0;
-	sectors = sp_vmstat("pgpgin") - sectors;
+	kib = sp_vmstat("pgpgin") - kib;
 	kill(fg, SIGKILL);
 	waitpid(fg, NULL, 0);
 	read0 = sp_vmstat("swap_prefetch_read");
 	s = wait_resident(&w, 50, 60);
 	after = sp_vmstat("swap_prefetch_read") - read0;
 	ksft_print_msg("read %ld pages while %s streamed %ld KiB in 10 s, %ld after (%d s)\n",
-		       during, dev, sectors, after, s);
-	if (sectors < 10 * 1024)
+		       during, dev, kib, after, s);
+	if (kib < 10 * 1024)
 		ksft_test_result_skip("%s: the reader read too little\n", name);
 	else
 		ksft_test_result(during == 0 && after > 0, "%s\n", name);
