@@ -1159,10 +1159,30 @@ static bool kprefetchd_memcg_has_room(swp_entry_t entry)
 	rcu_read_unlock();
 	return room;
 }
+
+/* Is @entry charged to a memcg whose limit can refuse a charge? */
+static bool kprefetchd_charged_to_group(swp_entry_t entry)
+{
+	struct mem_cgroup *memcg;
+	bool group;
+
+	if (mem_cgroup_disabled())
+		return false;
+	rcu_read_lock();
+	memcg = mem_cgroup_from_id(lookup_swap_cgroup_id(entry));
+	group = memcg && !mem_cgroup_is_root(memcg);
+	rcu_read_unlock();
+	return group;
+}
 #else
 static bool kprefetchd_memcg_has_room(swp_entry_t entry)
 {
 	return true;
+}
+
+static bool kprefetchd_charged_to_group(swp_entry_t entry)
+{
+	return false;
 }
 #endif
 
@@ -1208,8 +1228,8 @@ static int swp_entry_cmp(const void *a, const void *b)
  * __read_swap_cache_async() returned no folio.  Most reasons are about
  * this one entry: a fault or swapoff raced with us for the slot, or the
  * owner's memcg refused the charge (a cgroup v1 memsw limit, which the
- * room check does not see).  Only a failed allocation while zones had
- * room is worth stopping the round for.
+ * room check does not see).  Only a failed allocation - no slot race, and
+ * no group limit that could have refused - is worth stopping the round.
  */
 static enum kprefetchd_outcome
 kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
@@ -1224,7 +1244,7 @@ kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
 		folio_put(folio);
 		return KPREFETCHD_CACHED;
 	}
-	if (!mem_cgroup_disabled() && lookup_swap_cgroup_id(entry))
+	if (kprefetchd_charged_to_group(entry))
 		return KPREFETCHD_SKIPPED;
 	return KPREFETCHD_FAILED;
 }
