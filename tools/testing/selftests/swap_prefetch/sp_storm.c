@@ -4,7 +4,7 @@
  * make -jhuge has no regressions" (linux-mm, 2007).
  *
  * A job larger than RAM runs in phases.  Each phase writes every page of
- * its working set twice, which swaps; then the job shrinks (drops the
+ * its working set, which swaps; then the job shrinks (drops the
  * upper half of its memory, as a build drops a finished step's) and
  * pauses longer than the prefetch delay, so that prefetch gets to run on
  * what the phase swapped out; the next phase grows again and touches
@@ -19,7 +19,8 @@
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--label name] [--mib MiB] [--phases N] [--pause s]\n"
+		"usage: %s [--label name] [--mib MiB] [--phases N] [--passes N]\n"
+		"          [--pause s]\n"
 		"Runs phases of a job larger than RAM with pauses between them and\n"
 		"prints the time of the active phases.\n", prog);
 	exit(2);
@@ -42,11 +43,12 @@ int main(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "mib", required_argument, NULL, 'm' },
 		{ "phases", required_argument, NULL, 'p' },
+		{ "passes", required_argument, NULL, 'P' },
 		{ "pause", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	unsigned int phases = 4, pause_s = 8, i;
+	unsigned int phases = 3, passes = 1, pause_s = 8, i;
 	long in0, out0, read0;
 	const char *label = "storm";
 	size_t mib = 0, len;
@@ -65,6 +67,9 @@ int main(int argc, char **argv)
 		case 'p':
 			phases = strtoul(optarg, NULL, 0);
 			break;
+		case 'P':
+			passes = strtoul(optarg, NULL, 0);
+			break;
 		case 's':
 			pause_s = strtoul(optarg, NULL, 0);
 			break;
@@ -72,7 +77,7 @@ int main(int argc, char **argv)
 			print_usage(argv[0]);
 		}
 	}
-	if (optind < argc || !phases)
+	if (optind < argc || !phases || !passes)
 		print_usage(argv[0]);
 	/* By default a quarter more than RAM: every phase swaps. */
 	if (!mib)
@@ -85,7 +90,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < phases; i++) {
 		double t0 = sp_now();
 
-		touch_pages(buf, len, 2);
+		touch_pages(buf, len, passes);
 		/* Shrink: the upper half is done with, for now. */
 		madvise(buf + len / 2, len / 2, MADV_DONTNEED);
 		active += sp_now() - t0;
@@ -93,8 +98,8 @@ int main(int argc, char **argv)
 			sleep(pause_s);
 	}
 	/* pswpin counts prefetch reads too; prefetched is their share. */
-	printf("storm label=%s mib=%zu phases=%u pause_s=%u active_s=%.2f",
-	       label, mib, phases, pause_s, active);
+	printf("storm label=%s mib=%zu phases=%u passes=%u pause_s=%u active_s=%.2f",
+	       label, mib, phases, passes, pause_s, active);
 	printf(" pswpin=%ld pswpout=%ld prefetched=%ld\n",
 	       sp_vmstat("pswpin") - in0, sp_vmstat("pswpout") - out0,
 	       sp_vmstat("swap_prefetch_read") - read0);
