@@ -65,13 +65,14 @@ done
 grep swap_prefetch /proc/vmstat | sed 's/^/vmstat-end: /'
 
 # The swapstorm objection: a job larger than RAM in phases, with pauses
-# longer than the delay in which prefetch runs; off and on interleaved.
+# longer than the delay (and PSI's 2 s update) in which prefetch runs;
+# off and on interleaved.
 i=0
 while [ "$i" -lt "$STORM_RUNS" ]; do
 	for state in 0 1; do
 		vm swap_prefetch "$state"
 		t0=$(kprefetchd_cpu_ns)
-		/bin/sp_storm --label "storm_$state" --pause 8
+		/bin/sp_storm --label "storm_$state" --pause 12
 		t1=$(kprefetchd_cpu_ns)
 		echo "storm-cpu label=storm_$state kprefetchd_cpu_ns=$((t1 - t0))"
 	done
