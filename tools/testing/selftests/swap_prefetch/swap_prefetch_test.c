@@ -304,6 +304,18 @@ static void test_refault_latency(void)
 	ksft_test_result(off > 0 && on >= 0 && on * 4 < off, "%s\n", name);
 }
 
+/* Stop a foreground job; pages read until half the set is back. */
+static long read_after_stopping(pid_t fg, struct ws *w, int *s)
+{
+	long read0;
+
+	kill(fg, SIGKILL);
+	waitpid(fg, NULL, 0);
+	read0 = sp_vmstat("swap_prefetch_read");
+	*s = wait_resident(w, 50, 60);
+	return sp_vmstat("swap_prefetch_read") - read0;
+}
+
 /* Keep swapping until killed: a foreground job that never idles. */
 static pid_t start_foreground_swapper(void)
 {
@@ -332,11 +344,7 @@ static void test_backs_off(void)
 	read0 = sp_vmstat("swap_prefetch_read");
 	sleep(10);
 	during = sp_vmstat("swap_prefetch_read") - read0;
-	kill(fg, SIGKILL);
-	waitpid(fg, NULL, 0);
-	read0 = sp_vmstat("swap_prefetch_read");
-	s = wait_resident(&w, 50, 60);
-	after = sp_vmstat("swap_prefetch_read") - read0;
+	after = read_after_stopping(fg, &w, &s);
 	ksft_print_msg("read %ld pages during 10 s of foreground swapping, %ld after (%d s)\n",
 		       during, after, s);
 	ksft_test_result(during == 0 && after > 0, "%s\n", name);
@@ -477,11 +485,7 @@ static void test_yields_to_swap_disk_io(void)
 	sleep(10);
 	during = sp_vmstat("swap_prefetch_read") - read0;
 	kib = sp_vmstat("pgpgin") - kib;
-	kill(fg, SIGKILL);
-	waitpid(fg, NULL, 0);
-	read0 = sp_vmstat("swap_prefetch_read");
-	s = wait_resident(&w, 50, 60);
-	after = sp_vmstat("swap_prefetch_read") - read0;
+	after = read_after_stopping(fg, &w, &s);
 	ksft_print_msg("read %ld pages while %s streamed %ld KiB in 10 s, %ld after (%d s)\n",
 		       during, dev, kib, after, s);
 	if (kib < 10 * 1024)
