@@ -1018,6 +1018,19 @@ static bool kprefetchd_free_falling(unsigned long delay)
 					  window, swap_prefetch_trend_slack(window));
 }
 
+/*
+ * Pin swap device @type, or NULL if it is not swapped on.  Offset 1: for
+ * type 0, offset 0 is the zero entry, which get_swap_device() refuses even
+ * while the device is on.  Types never used have no swap_info, and are
+ * checked first so that get_swap_device() logs nothing for them.
+ */
+static struct swap_info_struct *swap_prefetch_get_type(unsigned int type)
+{
+	if (!swp_swap_info(swp_entry(type, 0)))
+		return NULL;
+	return get_swap_device(swp_entry(type, 1));
+}
+
 /* Sectors read and written so far on the disks that hold swap. */
 static unsigned long kprefetchd_swap_disk_sectors(void)
 {
@@ -1029,10 +1042,7 @@ static unsigned long kprefetchd_swap_disk_sectors(void)
 		struct swap_info_struct *si;
 		struct block_device *disk;
 
-		/* Types never used have no swap_info: no error message. */
-		if (!swp_swap_info(swp_entry(type, 0)))
-			continue;
-		si = get_swap_device(swp_entry(type, 1));
+		si = swap_prefetch_get_type(type);
 		if (!si)
 			continue;
 		disk = si->bdev ? bdev_whole(si->bdev) : NULL;
@@ -1612,12 +1622,8 @@ static int swap_prefetch_tracked_show(struct seq_file *m, void *v)
 		if (!counts[type])
 			continue;
 		seq_printf(m, "%u %lu ", type, counts[type]);
-		/*
-		 * Pinned, the device cannot be swapped off under us.  Offset 1:
-		 * for type 0, offset 0 is the zero entry, which
-		 * get_swap_device() refuses even while the device is on.
-		 */
-		si = get_swap_device(swp_entry(type, 1));
+		/* Pinned, the device cannot be swapped off under us. */
+		si = swap_prefetch_get_type(type);
 		if (si) {
 			seq_file_path(m, si->swap_file, " \t\n\\");
 			put_swap_device(si);
