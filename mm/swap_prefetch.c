@@ -7,22 +7,31 @@
  *
  * Follows the behaviour of Con Kolivas's swap prefetch (2005).
  *
+ * Tracking: each CPU records its swap-outs into a page-sized chunk of
+ * 32-bit offsets of one swap device (struct swap_prefetch_chunk); a full
+ * chunk goes onto a lock-free list, from which kprefetchd collects it
+ * onto the tracker's list, newest first.  There is no index: an entry
+ * that was swapped in or freed since its record is found cached or free
+ * when kprefetchd reads it, and skipped.  So the swap-in and slot-free
+ * paths do nothing, and memory is 4 bytes per tracked page, allocated
+ * when swap-out first needs it and freed when read or purged.
+ *
  * Locking:
  *
- * - swap_prefetch_list.lock protects the list's MRU order, its hash
- *   index, its spare entries and its counts.  It is never taken from IRQ context.  The
- *   swap-out and swap-in paths only trylock it and drop their update on
- *   contention: forgetting an entry costs one missed prefetch, waiting
- *   would cost reclaim latency.  kprefetchd, swapoff and the sysctl take it
- *   unconditionally.  Under it only the allocators' own locks are taken,
- *   when a record finds no spare entry and allocates one (slab, and the
- *   zone lock if the slab needs a new page).
- * - kprefetchd never holds the list lock while reading: it pops a batch
- *   first, so its own add_to_swap_cache() -> swap_prefetch_forget() finds
- *   nothing to remove.  It puts back what it did not read only if no purge
- *   ran since the pop (purge_seq), so a purge is never undone.
- * - Each read pins its swap device with get_swap_device(); swapoff waits
- *   for the pin, then purges the device's entries.
+ * - swap_prefetch_shard.lock protects one CPU's open chunk.  Swap-out
+ *   only trylocks it and drops the record on contention: a lost record
+ *   costs one missed prefetch, waiting would cost reclaim latency.  Only
+ *   kprefetchd (when it reads), a purge, debugfs, and a recorder that
+ *   was moved to another CPU after picking the shard contend for it.
+ *   Swap-out takes no other lock, except the allocator's when it needs a
+ *   new chunk page (once per 1014 records).
+ * - swap_prefetch_tracker.lock protects the collected chunks.  It is
+ *   never taken on the swap paths; the shard locks nest inside it.
+ * - A purge (swapoff, switching off) moves the swap type's generation on
+ *   under the tracker lock.  Entries recorded before are stale from then
+ *   on wherever they are: kprefetchd pins the device with
+ *   get_swap_device(), which swapoff waits for, and checks the generation
+ *   again before it reads.  Nothing purged comes back.
  * - swap_prefetch_mutex serialises sysctl writes that switch the feature.
  */
 
@@ -79,8 +88,8 @@ static int swap_prefetch_adaptive __read_mostly = 1;
 
 static DEFINE_MUTEX(swap_prefetch_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(kprefetchd_wait);
-static struct kmem_cache *swap_prefetch_entry_cache __ro_after_init;
-static struct swap_prefetch_list swap_prefetch_global;
+static DEFINE_PER_CPU(struct swap_prefetch_shard, swap_prefetch_shards);
+static struct swap_prefetch_tracker swap_prefetch_global;
 
 /* kprefetchd's private state: only the thread touches these. */
 static struct swap_prefetch_pacer kprefetchd_pacer;
@@ -96,446 +105,435 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_idle, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* Bit 0: a sysctl changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
-static swp_entry_t kprefetchd_batch[SWAP_PREFETCH_BATCH_MAX];
+/*
+ * A round reads in slices: it pops a slice, reads it in offset order, and
+ * looks for foreground activity before the next.  A round that stops
+ * leaves nothing popped and unread behind.
+ */
+#define KPREFETCHD_SLICE	32
+static struct swap_prefetch_candidate kprefetchd_batch[KPREFETCHD_SLICE];
 static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 
-/* One tracked swap entry; allocated on the reclaim path, so never waits. */
-struct swap_prefetch_entry {
-	struct list_head lru;
-	struct hlist_node hash;
-	swp_entry_t entry;
-};
-
 /*
- * Reclaim records an entry for every page it is about to free, and runs
- * when free memory is below the min watermark, where GFP_NOWAIT fails:
- * measured, a quarter of a 128 MiB swap-out went unrecorded.  __GFP_HIGH
- * may dip into half of the min reserve; one slab page holds ~100
- * entries, so that costs 1% of what the same reclaim frees.  Never the
- * PF_MEMALLOC reserves, never reclaim, never a wait.
+ * Reclaim records every page it is about to free, and runs when free
+ * memory is below the min watermark, where GFP_NOWAIT fails: measured, a
+ * quarter of a 128 MiB swap-out went unrecorded.  __GFP_HIGH may dip into
+ * half of the min reserve; a chunk page holds 1014 records, so that costs
+ * 0.1% of what the same reclaim frees.  Never the PF_MEMALLOC reserves,
+ * never reclaim, never a wait.
  */
-#define SWAP_PREFETCH_ENTRY_GFP	\
+#define SWAP_PREFETCH_CHUNK_GFP	\
 	(GFP_NOWAIT | __GFP_HIGH | __GFP_NOWARN | __GFP_NOMEMALLOC)
 
 /**
- * swap_prefetch_list_init - set up an empty tracking list
- * @l: the list
- * @max: how many entries it may hold before recycling the oldest
- * @gfp: how to allocate the hash index
+ * swap_prefetch_tracker_init - set up an empty tracker
+ * @t: the tracker
+ * @shards: one shard per possible CPU, not yet initialised
+ * @max_chunks: how many chunks it may hold before recycling the oldest
  *
- * Return: 0, -EINVAL if @max is 0, or -ENOMEM.
+ * An empty tracker holds no memory of its own: chunks are allocated by
+ * the first record that needs one.
  */
-VISIBLE_IF_KUNIT int swap_prefetch_list_init(struct swap_prefetch_list *l,
-					     unsigned long max, gfp_t gfp)
+VISIBLE_IF_KUNIT void
+swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
+			   struct swap_prefetch_shard __percpu *shards,
+			   unsigned long max_chunks)
 {
-	if (!max)
-		return -EINVAL;
-	/* About four entries a bucket when full. */
-	l->hash_bits = clamp_t(int, ilog2(max) - 1, 4, 24);
-	l->hash = kvcalloc(1UL << l->hash_bits, sizeof(*l->hash), gfp);
-	if (!l->hash)
-		return -ENOMEM;
-	spin_lock_init(&l->lock);
-	INIT_LIST_HEAD(&l->mru);
-	l->nr = 0;
-	l->max = max;
-	INIT_LIST_HEAD(&l->pool);
-	l->nr_pool = 0;
-	/* Spares for the records of one large swap storm: 1/8 of the cap. */
-	l->pool_max = max / 8;
-	l->purge_seq = 0;
-	l->popped_seq = 0;
-	atomic_long_set(&l->nr_contended, 0);
-	return 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct swap_prefetch_shard *shard = per_cpu_ptr(shards, cpu);
+
+		spin_lock_init(&shard->lock);
+		shard->open = NULL;
+	}
+	t->shards = shards;
+	init_llist_head(&t->full);
+	spin_lock_init(&t->lock);
+	INIT_LIST_HEAD(&t->chunks);
+	atomic_long_set(&t->nr_chunks, 0);
+	t->max_chunks = max(max_chunks, 1UL);
+	t->trim = 0;
+	memset(t->gen, 0, sizeof(t->gen));
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_init);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_init);
 
 /*
- * Reclaim allocates entries while free memory is lowest, where even a
- * GFP_NOWAIT slab allocation fails: take a spare first.  Caller holds
- * l->lock.
+ * A fresh chunk for @type, if the cap allows one.  *@wake is set if
+ * kprefetchd must be woken: the tracker held no chunk before (kprefetchd
+ * sleeps without a timeout then), or it nears its cap and the oldest
+ * chunks should be recycled.  The count decides "empty", atomically and
+ * only once the chunk exists, so of all the records racing with
+ * kprefetchd's free of the last chunk exactly one sees the tracker empty.
  */
-static struct swap_prefetch_entry *
-__swap_prefetch_entry_get(struct swap_prefetch_list *l)
+static struct swap_prefetch_chunk *
+swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
+			bool *wake)
 {
-	struct swap_prefetch_entry *e;
+	struct swap_prefetch_chunk *c;
+	long nr;
 
-	lockdep_assert_held(&l->lock);
-	if (!l->nr_pool)
-		return kmem_cache_alloc(swap_prefetch_entry_cache,
-					SWAP_PREFETCH_ENTRY_GFP);
-	e = list_first_entry(&l->pool, struct swap_prefetch_entry, lru);
-	list_del(&e->lru);
-	l->nr_pool--;
-	return e;
+	c = (void *)__get_free_page(SWAP_PREFETCH_CHUNK_GFP);
+	if (!c)
+		return NULL;
+	nr = atomic_long_inc_return(&t->nr_chunks);
+	if (nr > t->max_chunks) {
+		atomic_long_dec(&t->nr_chunks);
+		free_page((unsigned long)c);
+		return NULL;
+	}
+	c->type = type;
+	c->gen = READ_ONCE(t->gen[type]);
+	c->nr = 0;
+	if (nr == 1)
+		*wake = true;
+	if (nr >= t->max_chunks - t->max_chunks / 8 &&
+	    !test_and_set_bit(0, &t->trim))
+		*wake = true;
+	return c;
 }
 
-/* Keep a released entry as a spare, or free it.  Caller holds l->lock. */
-static void __swap_prefetch_entry_put(struct swap_prefetch_list *l,
-				      struct swap_prefetch_entry *e)
+static void swap_prefetch_chunk_free(struct swap_prefetch_tracker *t,
+				     struct swap_prefetch_chunk *c)
 {
-	lockdep_assert_held(&l->lock);
-	if (l->nr_pool < l->pool_max) {
-		list_add(&e->lru, &l->pool);
-		l->nr_pool++;
-	} else {
-		kmem_cache_free(swap_prefetch_entry_cache, e);
+	free_page((unsigned long)c);
+	atomic_long_dec(&t->nr_chunks);
+}
+
+/* Was the chunk's device purged since it was opened? */
+static bool swap_prefetch_chunk_stale(struct swap_prefetch_tracker *t,
+				      const struct swap_prefetch_chunk *c)
+{
+	return c->gen != READ_ONCE(t->gen[c->type]);
+}
+
+static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
+				      struct swap_prefetch_chunk *c,
+				      unsigned int type)
+{
+	c->type = type;
+	c->gen = READ_ONCE(t->gen[type]);
+	c->nr = 0;
+}
+
+/*
+ * Hand a shard's chunk over to kprefetchd, newest first, or free it if
+ * it holds nothing.  Caller holds the shard lock.
+ */
+static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
+				      struct swap_prefetch_shard *shard)
+{
+	struct swap_prefetch_chunk *c = shard->open;
+
+	lockdep_assert_held(&shard->lock);
+	shard->open = NULL;
+	if (c->nr)
+		llist_add(&c->llnode, &t->full);
+	else
+		swap_prefetch_chunk_free(t, c);
+}
+
+/*
+ * The chunk that takes the next record of swap @type, or NULL if there is
+ * none and the cap or the allocator allows none.  Caller holds the shard
+ * lock.
+ */
+static struct swap_prefetch_chunk *
+swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
+			 struct swap_prefetch_shard *shard, unsigned int type,
+			 unsigned long *recycled, bool *wake)
+{
+	struct swap_prefetch_chunk *c = shard->open, *fresh;
+
+	lockdep_assert_held(&shard->lock);
+	if (c && swap_prefetch_chunk_stale(t, c)) {
+		/* What it holds was purged: start it over. */
+		swap_prefetch_chunk_reset(t, c, type);
+		return c;
 	}
+	if (c && c->type == type && c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
+		return c;
+	fresh = swap_prefetch_chunk_new(t, type, wake);
+	if (!fresh) {
+		if (!c)
+			return NULL;
+		/*
+		 * At the cap before kprefetchd could recycle the oldest
+		 * chunks: recycle this shard's own, the oldest it can reach.
+		 */
+		*recycled += c->nr;
+		swap_prefetch_chunk_reset(t, c, type);
+		return c;
+	}
+	if (c)
+		swap_prefetch_shard_close(t, shard);
+	shard->open = fresh;
+	return fresh;
 }
 
 /**
- * swap_prefetch_list_refill - top up the spare entries of a list
- * @l: the list
- * @gfp: how to allocate; kprefetchd never reclaims for this
- *
- * Return: the number of spares added.
- */
-VISIBLE_IF_KUNIT unsigned long swap_prefetch_list_refill(struct swap_prefetch_list *l,
-							 gfp_t gfp)
-{
-	unsigned long want = READ_ONCE(l->pool_max) - READ_ONCE(l->nr_pool);
-	struct swap_prefetch_entry *e;
-	unsigned long added = 0;
-	LIST_HEAD(fresh);
-
-	/* Allocate outside the lock, which reclaim trylocks. */
-	while (added < want) {
-		e = kmem_cache_alloc(swap_prefetch_entry_cache, gfp);
-		if (!e)
-			break;
-		list_add(&e->lru, &fresh);
-		added++;
-		/* Up to an eighth of RAM's worth of entries: let others run. */
-		cond_resched();
-	}
-	spin_lock(&l->lock);
-	list_splice(&fresh, &l->pool);
-	l->nr_pool += added;
-	spin_unlock(&l->lock);
-	return added;
-}
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_refill);
-
-static struct hlist_head *swap_prefetch_bucket(struct swap_prefetch_list *l,
-					       swp_entry_t entry)
-{
-	return &l->hash[hash_long(entry.val, l->hash_bits)];
-}
-
-/* The tracked entry for @entry, or NULL.  Caller holds l->lock. */
-static struct swap_prefetch_entry *
-__swap_prefetch_list_find(struct swap_prefetch_list *l, swp_entry_t entry)
-{
-	struct swap_prefetch_entry *e;
-
-	lockdep_assert_held(&l->lock);
-	hlist_for_each_entry(e, swap_prefetch_bucket(l, entry), hash)
-		if (e->entry.val == entry.val)
-			return e;
-	return NULL;
-}
-
-/* Unlink one entry from list and index.  Caller holds l->lock. */
-static void __swap_prefetch_list_unlink(struct swap_prefetch_list *l,
-					struct swap_prefetch_entry *e)
-{
-	lockdep_assert_held(&l->lock);
-	hlist_del(&e->hash);
-	list_del(&e->lru);
-	l->nr--;
-}
-
-/* Forget one entry, keeping it as a spare.  Caller holds l->lock. */
-static void __swap_prefetch_list_drop(struct swap_prefetch_list *l,
-				      struct swap_prefetch_entry *e)
-{
-	__swap_prefetch_list_unlink(l, e);
-	__swap_prefetch_entry_put(l, e);
-}
-
-/* Record one entry at the head.  Caller holds l->lock. */
-static int __swap_prefetch_list_add_one(struct swap_prefetch_list *l,
-					swp_entry_t entry, bool *recycled)
-{
-	struct swap_prefetch_entry *e;
-
-	lockdep_assert_held(&l->lock);
-	*recycled = false;
-	e = __swap_prefetch_list_find(l, entry);
-	if (e) {
-		/* Swapped out again: it is the newest once more. */
-		list_move(&e->lru, &l->mru);
-		return 0;
-	}
-
-	if (l->nr >= l->max) {
-		/* Forget the oldest: the newest is likelier to be wanted. */
-		e = list_last_entry(&l->mru, struct swap_prefetch_entry, lru);
-		__swap_prefetch_list_unlink(l, e);
-		*recycled = true;
-	} else {
-		e = __swap_prefetch_entry_get(l);
-		if (!e)
-			return -ENOMEM;
-	}
-
-	e->entry = entry;
-	hlist_add_head(&e->hash, swap_prefetch_bucket(l, entry));
-	list_add(&e->lru, &l->mru);
-	l->nr++;
-	return 0;
-}
-
-/* Record [entry, entry + nr).  Caller holds l->lock. */
-static long __swap_prefetch_list_add(struct swap_prefetch_list *l,
-				     swp_entry_t entry, unsigned long nr,
-				     unsigned long *recycled)
-{
-	unsigned long i, added = 0;
-	bool was_recycled;
-
-	*recycled = 0;
-	for (i = 0; i < nr; i++) {
-		swp_entry_t one = swp_entry(swp_type(entry),
-					    swp_offset(entry) + i);
-
-		if (__swap_prefetch_list_add_one(l, one, &was_recycled))
-			break;
-		added++;
-		*recycled += was_recycled;
-	}
-	return added;
-}
-
-/**
- * swap_prefetch_list_add - record swapped-out entries as the newest
- * @l: the list
+ * swap_prefetch_tracker_add - record swapped-out entries as the newest
+ * @t: the tracker
+ * @shard: the calling CPU's shard
  * @entry: the first entry
  * @nr: how many consecutive entries (all those of a large folio)
- * @recycled: set to how many old entries were recycled to make room
- * @first: set to true if the list was empty and now is not
+ * @recycled: set to how many older entries were dropped to make room
+ * @wake: set to true if kprefetchd must be woken (see
+ *	swap_prefetch_chunk_new())
  *
- * Never waits: called from reclaim.  An entry already on the list moves to
- * the head instead of being added twice.  @first is decided under the
- * lock, so exactly one of the records that race with the pop of the last
- * entry sees the list empty: kprefetchd sleeps without a timeout while it
- * is, and that record must wake it.
+ * Never waits: called from reclaim.  An entry recorded twice is simply
+ * there twice; the older record is found cached or stale when read.
  *
- * Return: the number of entries recorded, or -EBUSY if @l->lock was
- * contended and nothing was changed.
+ * Return: the number of entries recorded (fewer than @nr if no chunk
+ * could be had), or -EBUSY if the shard was locked and nothing was
+ * recorded.
  */
-VISIBLE_IF_KUNIT long swap_prefetch_list_add(struct swap_prefetch_list *l,
-					     swp_entry_t entry,
-					     unsigned long nr,
-					     unsigned long *recycled,
-					     bool *first)
+VISIBLE_IF_KUNIT long
+swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
+			  struct swap_prefetch_shard *shard, swp_entry_t entry,
+			  unsigned long nr, unsigned long *recycled, bool *wake)
 {
-	bool was_empty;
-	long added;
+	unsigned int type = swp_type(entry);
+	pgoff_t offset = swp_offset(entry);
+	struct swap_prefetch_chunk *c;
+	unsigned long i;
 
 	*recycled = 0;
-	*first = false;
-	if (!spin_trylock(&l->lock)) {
-		atomic_long_inc(&l->nr_contended);
+	*wake = false;
+	if (!spin_trylock(&shard->lock))
 		return -EBUSY;
+	for (i = 0; i < nr; i++) {
+		/* Offsets are kept in 32 bits: 16 TiB of swap per device. */
+		if (offset + i > U32_MAX)
+			break;
+		c = swap_prefetch_shard_room(t, shard, type, recycled, wake);
+		if (!c)
+			break;
+		c->offsets[c->nr++] = offset + i;
 	}
-	was_empty = !l->nr;
-	added = __swap_prefetch_list_add(l, entry, nr, recycled);
-	*first = was_empty && l->nr;
-	spin_unlock(&l->lock);
-	return added;
+	spin_unlock(&shard->lock);
+	return i;
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_add);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_add);
 
-/**
- * swap_prefetch_list_del - forget entries that are back in the swap cache
- * @l: the list
- * @entry: the first entry
- * @nr: how many consecutive entries
- *
- * Never waits.  A missed removal is harmless: kprefetchd finds the entry
- * cached or freed when it gets to it, and drops it then.
- *
- * Return: the number of entries removed, or -EBUSY if @l->lock was
- * contended and nothing was changed.
- */
-VISIBLE_IF_KUNIT long swap_prefetch_list_del(struct swap_prefetch_list *l,
-					     swp_entry_t entry,
-					     unsigned long nr)
+/* Move the filled chunks onto t->chunks, newest first.  Caller holds t->lock. */
+static void swap_prefetch_tracker_collect(struct swap_prefetch_tracker *t)
 {
-	struct swap_prefetch_entry *e;
-	unsigned long i;
-	long removed = 0;
+	struct swap_prefetch_chunk *c, *tmp;
+	struct llist_node *first;
 
-	if (!spin_trylock(&l->lock)) {
-		atomic_long_inc(&l->nr_contended);
-		return -EBUSY;
-	}
-	for (i = 0; i < nr && l->nr; i++) {
-		e = __swap_prefetch_list_find(l, swp_entry(swp_type(entry),
-							   swp_offset(entry) + i));
-		if (!e)
-			continue;
-		__swap_prefetch_list_drop(l, e);
-		removed++;
-	}
-	spin_unlock(&l->lock);
-	return removed;
+	lockdep_assert_held(&t->lock);
+	/* The llist is newest first: add the oldest first, each at the head. */
+	first = llist_reverse_order(llist_del_all(&t->full));
+	llist_for_each_entry_safe(c, tmp, first, llnode)
+		list_add(&c->list, &t->chunks);
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_del);
+
+/*
+ * Close every shard's open chunk too, which holds the newest records, and
+ * collect them all: for kprefetchd's reads, which run while swap-out is
+ * idle, and for a purge.  A shard then starts a fresh chunk.  Caller holds
+ * t->lock.
+ */
+static void swap_prefetch_tracker_collect_all(struct swap_prefetch_tracker *t)
+{
+	int cpu;
+
+	lockdep_assert_held(&t->lock);
+	for_each_possible_cpu(cpu) {
+		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
+
+		spin_lock(&shard->lock);
+		if (shard->open)
+			swap_prefetch_shard_close(t, shard);
+		spin_unlock(&shard->lock);
+	}
+	swap_prefetch_tracker_collect(t);
+}
 
 /**
- * swap_prefetch_list_pop - take the newest entries off the list
- * @l: the list
- * @entries: where to store them, newest first
- * @max: room in @entries
+ * swap_prefetch_tracker_pop - take the newest entries
+ * @t: the tracker
+ * @cand: where to store them, newest first
+ * @max: room in @cand
+ * @stale: incremented by the number of purged entries dropped on the way
  *
- * Only one task pops a list (kprefetchd for the global one); what it does
- * not read it may put back with swap_prefetch_list_requeue().
+ * Only one task pops a tracker (kprefetchd for the global one).  Chunks
+ * that are emptied, or whose device was purged, are freed.
  *
  * Return: the number of entries taken.
  */
-VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
-						     swp_entry_t *entries,
-						     unsigned int max)
+VISIBLE_IF_KUNIT unsigned int
+swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
+			  struct swap_prefetch_candidate *cand,
+			  unsigned int max, unsigned long *stale)
 {
-	struct swap_prefetch_entry *e;
+	struct swap_prefetch_chunk *c, *tmp;
 	unsigned int nr = 0;
+	bool purged;
 
-	spin_lock(&l->lock);
-	l->popped_seq = l->purge_seq;
-	while (nr < max && !list_empty(&l->mru)) {
-		e = list_first_entry(&l->mru, struct swap_prefetch_entry, lru);
-		entries[nr++] = e->entry;
-		__swap_prefetch_list_drop(l, e);
+	spin_lock(&t->lock);
+	swap_prefetch_tracker_collect_all(t);
+	list_for_each_entry_safe(c, tmp, &t->chunks, list) {
+		if (nr == max)
+			break;
+		purged = swap_prefetch_chunk_stale(t, c);
+		if (purged)
+			*stale += c->nr;
+		while (!purged && c->nr && nr < max) {
+			c->nr--;
+			cand[nr].entry = swp_entry(c->type, c->offsets[c->nr]);
+			cand[nr].gen = c->gen;
+			nr++;
+		}
+		if (purged || !c->nr) {
+			list_del(&c->list);
+			swap_prefetch_chunk_free(t, c);
+		}
 	}
-	spin_unlock(&l->lock);
+	spin_unlock(&t->lock);
 	return nr;
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_pop);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_pop);
 
 /**
- * swap_prefetch_list_requeue - put back entries of the last pop not read
- * @l: the list
- * @entries: the entries, as the popper left them
- * @nr: how many
+ * swap_prefetch_tracker_current - is a popped entry still the one recorded?
+ * @t: the tracker
+ * @cand: the entry, as popped
  *
- * A purge since the pop (swapoff, or the feature switched off) may have
- * been meant for these entries, and after a swapon reuses the type they
- * would name unrelated slots: then they are dropped, all of them, rather
- * than sorted out one by one.  Otherwise they go back at the head,
- * @entries[0] first, recycling the oldest entries if the list is full:
- * they were the newest when popped.
+ * For a caller that has pinned the entry's swap device: no purge of its
+ * type can then run, and one that ran since the pop (a swapoff, perhaps
+ * followed by a swapon that reused the type) shows as a new generation.
  *
- * Return: the number of entries put back.
+ * Return: true if the entry's device was not purged since its record.
  */
-VISIBLE_IF_KUNIT unsigned int swap_prefetch_list_requeue(struct swap_prefetch_list *l,
-							 const swp_entry_t *entries,
-							 unsigned int nr)
+VISIBLE_IF_KUNIT bool
+swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
+			      const struct swap_prefetch_candidate *cand)
 {
-	unsigned long recycled;
-	unsigned int i = nr;
-
-	spin_lock(&l->lock);
-	if (l->purge_seq != l->popped_seq) {
-		spin_unlock(&l->lock);
-		return 0;
-	}
-	/* Last to first, so that @entries[0] ends up at the head. */
-	while (i--)
-		__swap_prefetch_list_add(l, entries[i], 1, &recycled);
-	spin_unlock(&l->lock);
-	return nr;
+	return cand->gen == READ_ONCE(t->gen[swp_type(cand->entry)]);
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_requeue);
-
-/* Forget the entries of swap @type, or all of them if @type < 0. */
-static unsigned long __swap_prefetch_list_purge(struct swap_prefetch_list *l,
-						int type)
-{
-	struct swap_prefetch_entry *e, *tmp;
-	unsigned long removed = 0;
-
-	/* Swapoff and switching off are rare: a walk of the list is fine. */
-	spin_lock(&l->lock);
-	/* What kprefetchd popped before now may be of @type too. */
-	l->purge_seq++;
-	list_for_each_entry_safe(e, tmp, &l->mru, lru) {
-		if (type >= 0 && swp_type(e->entry) != type)
-			continue;
-		__swap_prefetch_list_drop(l, e);
-		removed++;
-	}
-	spin_unlock(&l->lock);
-	return removed;
-}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_current);
 
 /**
- * swap_prefetch_list_purge_type - forget every entry of one swap device
- * @l: the list
- * @type: the swap type, about to be reused by a later swapon
+ * swap_prefetch_tracker_trim - recycle the oldest chunks
+ * @t: the tracker
  *
- * Return: the number of entries removed.
+ * Brings the tracker down to three quarters of its cap, from the oldest
+ * end, so that swap-out finds room again without recycling its own
+ * newest chunk.
+ *
+ * Return: the number of entries dropped.
  */
 VISIBLE_IF_KUNIT unsigned long
-swap_prefetch_list_purge_type(struct swap_prefetch_list *l, int type)
+swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t)
 {
-	return __swap_prefetch_list_purge(l, type);
-}
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_purge_type);
+	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped = 0;
+	struct swap_prefetch_chunk *c, *tmp;
 
-/* Forget everything, e.g. when the feature is switched off. */
-static void swap_prefetch_list_purge(struct swap_prefetch_list *l)
+	clear_bit(0, &t->trim);
+	spin_lock(&t->lock);
+	swap_prefetch_tracker_collect(t);
+	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
+		if (atomic_long_read(&t->nr_chunks) <= target)
+			break;
+		dropped += c->nr;
+		list_del(&c->list);
+		swap_prefetch_chunk_free(t, c);
+	}
+	spin_unlock(&t->lock);
+	return dropped;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_trim);
+
+/**
+ * swap_prefetch_tracker_purge - forget every entry of a swap device
+ * @t: the tracker
+ * @type: the swap type, which a later swapon may reuse; or -1 for all
+ *
+ * Moves the type's generation on, so that nothing recorded before comes
+ * back, wherever it is (open in a shard, popped by kprefetchd), and frees
+ * the type's chunks.  Once every type is purged the tracker holds no
+ * memory.
+ *
+ * Return: the number of entries freed.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t, int type)
 {
-	__swap_prefetch_list_purge(l, -1);
+	struct swap_prefetch_chunk *c, *tmp;
+	unsigned long removed = 0;
+	unsigned int i;
+
+	/* Swapoff and switching off are rare: a walk of everything is fine. */
+	spin_lock(&t->lock);
+	for (i = 0; i < MAX_SWAPFILES; i++)
+		if (type < 0 || i == type)
+			WRITE_ONCE(t->gen[i], t->gen[i] + 1);
+	swap_prefetch_tracker_collect_all(t);
+	list_for_each_entry_safe(c, tmp, &t->chunks, list) {
+		if (!swap_prefetch_chunk_stale(t, c))
+			continue;
+		removed += c->nr;
+		list_del(&c->list);
+		swap_prefetch_chunk_free(t, c);
+	}
+	spin_unlock(&t->lock);
+	return removed;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_purge);
+
+/* Add a chunk's live entries to @counts; returns them. */
+static unsigned int swap_prefetch_chunk_count(struct swap_prefetch_tracker *t,
+					      const struct swap_prefetch_chunk *c,
+					      unsigned long *counts,
+					      unsigned int nr_types)
+{
+	if (swap_prefetch_chunk_stale(t, c))
+		return 0;
+	if (c->type < nr_types)
+		counts[c->type] += c->nr;
+	return c->nr;
 }
 
 /**
- * swap_prefetch_list_count_types - count the tracked entries per swap type
- * @l: the list
+ * swap_prefetch_tracker_count - count the tracked entries per swap type
+ * @t: the tracker
  * @counts: one counter per swap type, zeroed first
  * @nr_types: room in @counts
  *
- * For debugfs: a walk of the whole list under the lock.
+ * For debugfs: walks every chunk, the shards' open ones included, under
+ * the locks; recording goes on meanwhile.  Entries of a purged device are
+ * not counted.
  *
  * Return: the number of entries tracked in all.
  */
 VISIBLE_IF_KUNIT unsigned long
-swap_prefetch_list_count_types(struct swap_prefetch_list *l,
-			       unsigned long *counts, unsigned int nr_types)
+swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
+			    unsigned long *counts, unsigned int nr_types)
 {
-	struct swap_prefetch_entry *e;
+	struct swap_prefetch_chunk *c;
 	unsigned long total = 0;
+	int cpu;
 
 	memset(counts, 0, nr_types * sizeof(*counts));
-	spin_lock(&l->lock);
-	list_for_each_entry(e, &l->mru, lru) {
-		if (swp_type(e->entry) < nr_types)
-			counts[swp_type(e->entry)]++;
-		total++;
+	spin_lock(&t->lock);
+	swap_prefetch_tracker_collect(t);
+	list_for_each_entry(c, &t->chunks, list)
+		total += swap_prefetch_chunk_count(t, c, counts, nr_types);
+	for_each_possible_cpu(cpu) {
+		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
+
+		spin_lock(&shard->lock);
+		if (shard->open)
+			total += swap_prefetch_chunk_count(t, shard->open,
+							   counts, nr_types);
+		spin_unlock(&shard->lock);
 	}
-	spin_unlock(&l->lock);
+	spin_unlock(&t->lock);
 	return total;
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_count_types);
-
-/**
- * swap_prefetch_list_destroy - free every entry and the index of a list
- * @l: the list, no longer reachable by anyone else
- */
-VISIBLE_IF_KUNIT void swap_prefetch_list_destroy(struct swap_prefetch_list *l)
-{
-	struct swap_prefetch_entry *e, *tmp;
-
-	swap_prefetch_list_purge(l);
-	list_for_each_entry_safe(e, tmp, &l->pool, lru)
-		kmem_cache_free(swap_prefetch_entry_cache, e);
-	INIT_LIST_HEAD(&l->pool);
-	l->nr_pool = 0;
-	kvfree(l->hash);
-	l->hash = NULL;
-}
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_list_destroy);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_count);
 
 /*
  * Policy.  Everything from here to the mechanism below is a pure function
@@ -855,71 +853,76 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_memcg_room_ok);
 /* Mechanism: the hooks and kprefetchd. */
 
 /**
+ * swap_prefetch_tracker_record - record a swap-out and count what happened
+ * @t: the tracker
+ * @shard: the calling CPU's shard
+ * @entry: the first swap entry of the folio
+ * @nr: the folio's number of pages
+ *
+ * Return: true if kprefetchd must be woken.
+ */
+VISIBLE_IF_KUNIT bool
+swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
+			     struct swap_prefetch_shard *shard,
+			     swp_entry_t entry, unsigned long nr)
+{
+	unsigned long recycled;
+	bool wake;
+	long added;
+
+	added = swap_prefetch_tracker_add(t, shard, entry, nr, &recycled,
+					  &wake);
+	if (added < 0) {
+		count_vm_event(SWAP_PREFETCH_CONTENDED);
+		return false;
+	}
+	count_vm_events(SWAP_PREFETCH_NOMEM, nr - added);
+	count_vm_events(SWAP_PREFETCH_RECORDED, added);
+	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
+	return wake;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_record);
+
+/**
  * __swap_prefetch_record - remember entries that reclaim just swapped out
  * @entry: the first swap entry of the folio
  * @nr: the folio's number of pages
  *
  * Called from reclaim with the folio locked and still in the swap cache,
- * just before reclaim removes it: swapoff's purge, which runs after the
- * folio is gone from the swap cache, then always finds the entries.
- * Never waits.
+ * just before reclaim removes it, so swapoff cannot finish before the
+ * record is in: its purge always covers it.  Never waits; takes no lock
+ * shared with other CPUs.
  */
 void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {
-	unsigned long recycled;
-	bool first;
-	long added;
-
 	/*
 	 * kprefetchd would skip these anyway (kprefetchd_skip_entry()):
-	 * zram and other synchronous devices, and pages zswap holds.
+	 * zram and other synchronous devices, pages zswap holds, and
+	 * offsets beyond what a chunk stores.
 	 */
 	if ((swp_swap_info(entry)->flags & SWP_SYNCHRONOUS_IO) ||
-	    zswap_present(entry)) {
+	    zswap_present(entry) || swp_offset(entry) + nr - 1 > U32_MAX) {
 		count_vm_events(SWAP_PREFETCH_SKIPPED, nr);
 		return;
 	}
-
-	added = swap_prefetch_list_add(&swap_prefetch_global, entry, nr,
-				       &recycled, &first);
-	if (added < 0) {
-		count_vm_event(SWAP_PREFETCH_CONTENDED);
-		return;
-	}
-	count_vm_events(SWAP_PREFETCH_NOMEM, nr - added);
-	count_vm_events(SWAP_PREFETCH_RECORDED, added);
-	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
-	/* kprefetchd sleeps without a timeout while there is nothing to do. */
-	if (first)
+	/* Preemption may move us on: the shard lock makes any CPU's safe. */
+	if (swap_prefetch_tracker_record(&swap_prefetch_global,
+					 raw_cpu_ptr(swap_prefetch_global.shards),
+					 entry, nr))
 		wake_up_interruptible(&kprefetchd_wait);
-}
-
-/**
- * __swap_prefetch_forget - stop tracking entries that are cached again
- * @entry: the first swap entry
- * @nr: how many entries
- *
- * Called from add_to_swap_cache(), and when swap slots are freed, under
- * si->lock and maybe with IRQs off.  Never waits.
- */
-void __swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
-{
-	if (!READ_ONCE(swap_prefetch_global.nr))
-		return;
-	if (swap_prefetch_list_del(&swap_prefetch_global, entry, nr) < 0)
-		count_vm_event(SWAP_PREFETCH_CONTENDED);
 }
 
 /**
  * swap_prefetch_forget_type - forget every entry of a swapped-off device
  * @type: the swap type, which a later swapon may reuse
+ *
+ * Called by swapoff once no page of the device is left in the swap cache.
+ * The last swapoff leaves the tracker holding no memory.
  */
 void swap_prefetch_forget_type(int type)
 {
-	unsigned long removed;
-
-	removed = swap_prefetch_list_purge_type(&swap_prefetch_global, type);
-	count_vm_events(SWAP_PREFETCH_STALE, removed);
+	count_vm_events(SWAP_PREFETCH_STALE,
+			swap_prefetch_tracker_purge(&swap_prefetch_global, type));
 }
 
 /* PSI's memory "some" stall time so far, in ns; 0 without PSI. */
@@ -1225,15 +1228,6 @@ static bool kprefetchd_skip_entry(struct swap_info_struct *si,
 	return !kprefetchd_memcg_has_room(entry);
 }
 
-static int swp_entry_cmp(const void *a, const void *b)
-{
-	const swp_entry_t *x = a, *y = b;
-
-	if (x->val == y->val)
-		return 0;
-	return x->val < y->val ? -1 : 1;
-}
-
 /*
  * __read_swap_cache_async() returned no folio.  Most reasons are about
  * this one entry: a fault or swapoff raced with us for the slot, or the
@@ -1260,9 +1254,11 @@ kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
 }
 
 static enum kprefetchd_outcome
-kprefetchd_read_one(swp_entry_t entry, struct mempolicy *mpol,
-		    struct swap_iocb **splug, struct folio **foliop)
+kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
+		    struct mempolicy *mpol, struct swap_iocb **splug,
+		    struct folio **foliop)
 {
+	swp_entry_t entry = cand->entry;
 	/*
 	 * No reclaim, no kswapd wake-up, no emergency reserves: prefetch only
 	 * ever uses memory that nobody else wants.  Never __GFP_HIGH, which
@@ -1278,7 +1274,9 @@ kprefetchd_read_one(swp_entry_t entry, struct mempolicy *mpol,
 	si = get_swap_device(entry);
 	if (!si)
 		return KPREFETCHD_STALE;
-	if (!(si->flags & SWP_WRITEOK) || !swap_swapcount(si, entry)) {
+	/* Pinned: a purge since the pop shows now, and none can start. */
+	if (!swap_prefetch_tracker_current(&swap_prefetch_global, cand) ||
+	    !(si->flags & SWP_WRITEOK) || !swap_swapcount(si, entry)) {
 		ret = KPREFETCHD_STALE;
 		goto out;
 	}
@@ -1315,30 +1313,61 @@ static bool kprefetchd_activity_peek(void)
 	return swap_prefetch_activity_mask(kprefetchd_activity, cur);
 }
 
-/* How often a round looks for foreground activity, in pages. */
-#define KPREFETCHD_CHECK_EVERY	32
+static int swap_prefetch_candidate_cmp(const void *a, const void *b)
+{
+	unsigned long x = ((const struct swap_prefetch_candidate *)a)->entry.val;
+	unsigned long y = ((const struct swap_prefetch_candidate *)b)->entry.val;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Read one slice of the newest entries into kprefetchd_folios[] from
+ * @nr_read on; returns why it stopped early, or %SWAP_PREFETCH_STOP_DONE.
+ */
+static enum swap_prefetch_stop
+kprefetchd_read_slice(unsigned int want, unsigned int *nr_read,
+		      unsigned long *nr_stale, unsigned int *nr_skipped,
+		      struct mempolicy *mpol, struct swap_iocb **splug)
+{
+	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
+	enum kprefetchd_outcome outcome;
+	unsigned int i, nr;
+
+	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
+				       want, nr_stale);
+	if (nr < want)
+		stop = SWAP_PREFETCH_STOP_EMPTY;
+	/* Seek order on rotating disks. */
+	sort(kprefetchd_batch, nr, sizeof(kprefetchd_batch[0]),
+	     swap_prefetch_candidate_cmp, NULL);
+	for (i = 0; i < nr; i++) {
+		outcome = kprefetchd_read_one(&kprefetchd_batch[i], mpol, splug,
+					      &kprefetchd_folios[*nr_read]);
+		if (outcome == KPREFETCHD_FAILED)
+			return SWAP_PREFETCH_STOP_NOMEM;
+		*nr_read += outcome == KPREFETCHD_READ;
+		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
+		*nr_stale += outcome == KPREFETCHD_STALE;
+		*nr_skipped += outcome == KPREFETCHD_SKIPPED;
+	}
+	return stop;
+}
 
 /* Read up to @batch of the newest entries; returns the pages read. */
 static unsigned int kprefetchd_read_batch(unsigned int batch,
 					  const struct swap_prefetch_tunables *t)
 {
 	struct mempolicy *mpol = get_task_policy(current);
-	unsigned int i, nr, nr_read = 0, nr_stale = 0, nr_skipped = 0;
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
+	unsigned int i, nr_read = 0, nr_skipped = 0;
 	struct swap_iocb *splug = NULL;
+	unsigned long nr_stale = 0;
 	struct blk_plug plug;
 
-	nr = swap_prefetch_list_pop(&swap_prefetch_global, kprefetchd_batch,
-				    batch);
-	if (nr < batch)
-		stop = SWAP_PREFETCH_STOP_EMPTY;
-	/* Seek order on rotating disks; the batch is small. */
-	sort(kprefetchd_batch, nr, sizeof(swp_entry_t), swp_entry_cmp, NULL);
-
 	blk_start_plug(&plug);
-	for (i = 0; i < nr; i++) {
-		enum kprefetchd_outcome outcome;
-
+	for (i = 0; i < batch && stop == SWAP_PREFETCH_STOP_DONE;
+	     i += KPREFETCHD_SLICE) {
 		/* Watermarks may have moved since the round began. */
 		if (kprefetchd_zones_short()) {
 			stop = SWAP_PREFETCH_STOP_LOW_FREE;
@@ -1348,41 +1377,25 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 			stop = SWAP_PREFETCH_STOP_EXIT;
 			break;
 		}
-		if (i && !(i % KPREFETCHD_CHECK_EVERY) &&
-		    kprefetchd_activity_peek()) {
+		if (i && kprefetchd_activity_peek()) {
 			swap_prefetch_mark_busy(&kprefetchd_pacer);
 			stop = SWAP_PREFETCH_STOP_BUSY;
 			break;
 		}
-		outcome = kprefetchd_read_one(kprefetchd_batch[i], mpol, &splug,
-					      &kprefetchd_folios[nr_read]);
-		if (outcome == KPREFETCHD_FAILED) {
-			stop = SWAP_PREFETCH_STOP_NOMEM;
-			break;
-		}
-		nr_read += outcome == KPREFETCHD_READ;
-		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
-		nr_stale += outcome == KPREFETCHD_STALE;
-		nr_skipped += outcome == KPREFETCHD_SKIPPED;
+		stop = kprefetchd_read_slice(min(batch - i, KPREFETCHD_SLICE),
+					     &nr_read, &nr_stale, &nr_skipped,
+					     mpol, &splug);
 	}
 	blk_finish_plug(&plug);
 	swap_read_unplug(splug);
 	/* Make the new folios visible to reclaim on the inactive LRU now. */
 	lru_add_drain();
 
-	/*
-	 * Put back what the round did not get to.  The batch was sorted by
-	 * offset for the reads: the rest goes back lowest offset first, its
-	 * MRU order lost, all of it still ahead of older entries.
-	 */
-	if (i < nr)
-		swap_prefetch_list_requeue(&swap_prefetch_global,
-					   kprefetchd_batch + i, nr - i);
 	count_vm_events(SWAP_PREFETCH_READ, nr_read);
 	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
 	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
 	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
-				  READ_ONCE(swap_prefetch_global.nr));
+				  atomic_long_read(&swap_prefetch_global.nr_chunks));
 	swap_prefetch_round_done(&kprefetchd_pacer, stop, jiffies, t);
 
 	/*
@@ -1428,7 +1441,7 @@ static void kprefetchd_do_round(void)
 		count_vm_event(SWAP_PREFETCH_DELAYED);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),
-					  READ_ONCE(swap_prefetch_global.nr));
+					  atomic_long_read(&swap_prefetch_global.nr_chunks));
 		return;
 	}
 	kprefetchd_read_batch(batch, &t);
@@ -1437,12 +1450,14 @@ static void kprefetchd_do_round(void)
 static bool kprefetchd_has_work(void)
 {
 	return READ_ONCE(sysctl_swap_prefetch) &&
-	       READ_ONCE(swap_prefetch_global.nr);
+	       atomic_long_read(&swap_prefetch_global.nr_chunks);
 }
 
+/* A sysctl write, or a tracker near its cap, wants kprefetchd now. */
 static bool kprefetchd_kicked(void)
 {
-	return test_bit(0, &kprefetchd_kick);
+	return test_bit(0, &kprefetchd_kick) ||
+	       test_bit(0, &swap_prefetch_global.trim);
 }
 
 /*
@@ -1489,13 +1504,10 @@ static int kprefetchd(void *unused)
 	set_task_ioprio(current, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
 
 	while (!kthread_should_stop()) {
-		/*
-		 * Spares for the next swap storm, from memory that is free:
-		 * no reclaim, not even by kswapd.
-		 */
-		if (READ_ONCE(sysctl_swap_prefetch))
-			swap_prefetch_list_refill(&swap_prefetch_global,
-						  __GFP_NOWARN);
+		/* Recycle the oldest before swap-out has to drop the newest. */
+		if (test_bit(0, &swap_prefetch_global.trim))
+			count_vm_events(SWAP_PREFETCH_RECYCLED,
+					swap_prefetch_tracker_trim(&swap_prefetch_global));
 		due = kprefetchd_wait_work();
 		if (kthread_should_stop())
 			break;
@@ -1515,7 +1527,7 @@ static void swap_prefetch_apply_enabled(void)
 	} else {
 		static_branch_disable(&swap_prefetch_enabled_key);
 		/* Off means off: nothing recorded is kept for later. */
-		swap_prefetch_list_purge(&swap_prefetch_global);
+		swap_prefetch_tracker_purge(&swap_prefetch_global, -1);
 	}
 }
 
@@ -1612,12 +1624,12 @@ static struct ctl_table swap_prefetch_sysctl_table[] = {
  */
 static int swap_prefetch_tracked_show(struct seq_file *m, void *v)
 {
-	unsigned long counts[MAX_SWAPFILES], total;
+	unsigned long counts[MAX_SWAPFILES], total, chunks;
 	struct swap_info_struct *si;
 	unsigned int type;
 
-	total = swap_prefetch_list_count_types(&swap_prefetch_global, counts,
-					       MAX_SWAPFILES);
+	total = swap_prefetch_tracker_count(&swap_prefetch_global, counts,
+					    MAX_SWAPFILES);
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		if (!counts[type])
 			continue;
@@ -1632,8 +1644,10 @@ static int swap_prefetch_tracked_show(struct seq_file *m, void *v)
 		}
 		seq_putc(m, '\n');
 	}
-	seq_printf(m, "total %lu\nspares %lu\n", total,
-		   READ_ONCE(swap_prefetch_global.nr_pool));
+	chunks = atomic_long_read(&swap_prefetch_global.nr_chunks);
+	seq_printf(m, "total %lu\nchunks %lu of %lu (%lu KiB)\n", total,
+		   chunks, swap_prefetch_global.max_chunks,
+		   chunks * (PAGE_SIZE / SZ_1K));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(swap_prefetch_tracked);
@@ -1651,27 +1665,21 @@ static int __init swap_prefetch_init(void)
 	struct task_struct *thread;
 	int err;
 
-	swap_prefetch_entry_cache = KMEM_CACHE(swap_prefetch_entry, 0);
-	if (!swap_prefetch_entry_cache)
-		return -ENOMEM;
 	/*
-	 * One entry per page of RAM: prefetch can never bring back more than
-	 * fits in free memory, so older entries would only be read to be
-	 * dropped again.  An entry takes 40 bytes, about 1% of RAM at the cap
-	 * and only while that much is swapped out; the hash index, always
-	 * there, takes 2-4 bytes per page (0.1%).  The 2005 cap, 5% of RAM
-	 * worth of entries, tracked eight times RAM.
+	 * A chunk page per 1024 pages of RAM, under 0.1% of it at the cap,
+	 * and only while that much is swapped out: about one entry per page
+	 * of RAM.  Prefetch can never bring back more than fits in free
+	 * memory, so older entries would only be read to be dropped again.
+	 * The 2005 cap, 5% of RAM worth of entries, tracked eight times RAM.
 	 */
-	err = swap_prefetch_list_init(&swap_prefetch_global, totalram_pages(),
-				      GFP_KERNEL);
-	if (err)
-		goto err_cache;
+	swap_prefetch_tracker_init(&swap_prefetch_global, &swap_prefetch_shards,
+				   totalram_pages() / 1024);
 
 	thread = kthread_run(kprefetchd, NULL, "kprefetchd");
 	if (IS_ERR(thread)) {
 		err = PTR_ERR(thread);
 		pr_err("failed to start kprefetchd: %d\n", err);
-		goto err_list;
+		return err;
 	}
 	WRITE_ONCE(kprefetchd_task, thread);
 
@@ -1681,12 +1689,5 @@ static int __init swap_prefetch_init(void)
 	swap_prefetch_apply_enabled();
 	mutex_unlock(&swap_prefetch_mutex);
 	return 0;
-
-err_list:
-	swap_prefetch_list_destroy(&swap_prefetch_global);
-err_cache:
-	kmem_cache_destroy(swap_prefetch_entry_cache);
-	swap_prefetch_entry_cache = NULL;
-	return err;
 }
 late_initcall(swap_prefetch_init);

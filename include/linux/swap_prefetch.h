@@ -8,6 +8,7 @@
 
 #include <linux/jump_label.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/sched.h>
@@ -20,7 +21,6 @@ DECLARE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
 extern struct task_struct *kprefetchd_task;
 
 void __swap_prefetch_record(swp_entry_t entry, unsigned long nr);
-void __swap_prefetch_forget(swp_entry_t entry, unsigned long nr);
 void swap_prefetch_forget_type(int type);
 
 /**
@@ -48,20 +48,13 @@ static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
 
 /*
  * Called on the reclaim hot path once the folio is written out, while it
- * still holds its slot in the swap cache; swap_prefetch_forget() undoes it
- * if the folio cannot be removed after all.
+ * still holds its slot in the swap cache.  If the folio stays after all,
+ * kprefetchd finds it cached and skips it.
  */
 static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {
 	if (nr && static_branch_unlikely(&swap_prefetch_enabled_key))
 		__swap_prefetch_record(entry, nr);
-}
-
-/* Called when [entry, entry + nr) enters the swap cache again. */
-static inline void swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
-{
-	if (static_branch_unlikely(&swap_prefetch_enabled_key))
-		__swap_prefetch_forget(entry, nr);
 }
 
 /*
@@ -85,10 +78,6 @@ static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {
 }
 
-static inline void swap_prefetch_forget(swp_entry_t entry, unsigned long nr)
-{
-}
-
 static inline void swap_prefetch_forget_type(int type)
 {
 }
@@ -107,36 +96,73 @@ static inline bool current_is_kprefetchd(void)
  */
 
 /**
- * struct swap_prefetch_list - swapped-out entries, most recent first
- * @lock: protects everything below; only ever trylocked on swap paths
- * @mru: list of &struct swap_prefetch_entry, newest at the head
- * @hash: swap entry -> entry, for O(1) removal; preallocated, so that
- *	reclaim never allocates index nodes while memory is short
- * @hash_bits: log2 of the number of @hash buckets
- * @nr: entries on @mru
- * @max: cap on @nr; the oldest entry is recycled beyond it
- * @pool: spare entries, filled by kprefetchd, so that reclaim need not
- *	allocate while memory is short
- * @nr_pool: entries on @pool
- * @pool_max: cap on @nr_pool
- * @nr_contended: updates skipped because @lock was contended
- * @purge_seq: purges so far
- * @popped_seq: @purge_seq at the last pop; if it differs, what that pop
- *	took must not be put back
+ * struct swap_prefetch_chunk - a page of swapped-out offsets of one device
+ * @list: on &swap_prefetch_tracker.chunks, newest chunk first
+ * @llnode: on &swap_prefetch_tracker.full until kprefetchd collects it
+ * @type: the swap type of every offset in the chunk
+ * @gen: &swap_prefetch_tracker.gen[@type] when the chunk was opened; a
+ *	purge of @type moves that on, and the chunk is stale from then on
+ * @nr: offsets held, oldest first
+ * @offsets: swap offsets, the newest at @nr - 1
+ *
+ * Four bytes per tracked page, and no index: an entry swapped in or freed
+ * since its record is found cached or free when kprefetchd reads it.
  */
-struct swap_prefetch_list {
+struct swap_prefetch_chunk {
+	struct list_head list;
+	struct llist_node llnode;
+	unsigned int type;
+	unsigned int gen;
+	unsigned int nr;
+	u32 offsets[];
+};
+
+/* Offsets that fit in a chunk of one page: 1014 with 4 KiB pages. */
+#define SWAP_PREFETCH_CHUNK_SLOTS					\
+	((PAGE_SIZE - offsetof(struct swap_prefetch_chunk, offsets)) /	\
+	 sizeof(u32))
+
+/**
+ * struct swap_prefetch_shard - where the swap-outs of one CPU are recorded
+ * @lock: protects @open; the swap-out path only trylocks it
+ * @open: the chunk being filled, or NULL
+ */
+struct swap_prefetch_shard {
 	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
-	struct list_head mru;
-	struct hlist_head *hash;
-	unsigned int hash_bits;
-	unsigned long nr;
-	unsigned long max;
-	struct list_head pool;
-	unsigned long nr_pool;
-	unsigned long pool_max;
-	atomic_long_t nr_contended;
-	unsigned long purge_seq;
-	unsigned long popped_seq;
+	struct swap_prefetch_chunk *open;
+};
+
+/**
+ * struct swap_prefetch_tracker - swapped-out entries, most recent first
+ * @shards: one per CPU
+ * @full: chunks filled by swap-out, newest first, not yet collected
+ * @lock: protects @chunks; never taken on the swap paths
+ * @chunks: collected chunks, newest first
+ * @nr_chunks: chunks allocated: open, full and collected
+ * @max_chunks: cap on @nr_chunks; beyond it the oldest are recycled
+ * @trim: bit 0 is set when @nr_chunks nears the cap and kprefetchd should
+ *	free the oldest chunks
+ * @gen: per swap type, moved on by each purge of that type
+ */
+struct swap_prefetch_tracker {
+	struct swap_prefetch_shard __percpu *shards;
+	struct llist_head full;
+	spinlock_t lock;
+	struct list_head chunks;
+	atomic_long_t nr_chunks;
+	unsigned long max_chunks;
+	unsigned long trim;
+	unsigned int gen[MAX_SWAPFILES];
+};
+
+/**
+ * struct swap_prefetch_candidate - a tracked entry, as kprefetchd pops it
+ * @entry: the swap entry
+ * @gen: its chunk's generation, checked again once the device is pinned
+ */
+struct swap_prefetch_candidate {
+	swp_entry_t entry;
+	unsigned int gen;
 };
 
 /**
@@ -304,26 +330,27 @@ struct swap_prefetch_tunables {
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
-int swap_prefetch_list_init(struct swap_prefetch_list *l, unsigned long max,
-			    gfp_t gfp);
-unsigned long swap_prefetch_list_refill(struct swap_prefetch_list *l,
-					gfp_t gfp);
-void swap_prefetch_list_destroy(struct swap_prefetch_list *l);
-long swap_prefetch_list_add(struct swap_prefetch_list *l, swp_entry_t entry,
-			    unsigned long nr, unsigned long *recycled,
-			    bool *first);
-long swap_prefetch_list_del(struct swap_prefetch_list *l, swp_entry_t entry,
-			    unsigned long nr);
-unsigned int swap_prefetch_list_pop(struct swap_prefetch_list *l,
-				    swp_entry_t *entries, unsigned int max);
-unsigned int swap_prefetch_list_requeue(struct swap_prefetch_list *l,
-					const swp_entry_t *entries,
-					unsigned int nr);
-unsigned long swap_prefetch_list_purge_type(struct swap_prefetch_list *l,
-					    int type);
-unsigned long swap_prefetch_list_count_types(struct swap_prefetch_list *l,
-					     unsigned long *counts,
-					     unsigned int nr_types);
+void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
+				struct swap_prefetch_shard __percpu *shards,
+				unsigned long max_chunks);
+long swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
+			       struct swap_prefetch_shard *shard,
+			       swp_entry_t entry, unsigned long nr,
+			       unsigned long *recycled, bool *first);
+unsigned int swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
+				       struct swap_prefetch_candidate *c,
+				       unsigned int max, unsigned long *stale);
+bool swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
+				  struct swap_prefetch_shard *shard,
+				  swp_entry_t entry, unsigned long nr);
+bool swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
+				   const struct swap_prefetch_candidate *c);
+unsigned long swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t);
+unsigned long swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t,
+					  int type);
+unsigned long swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
+					  unsigned long *counts,
+					  unsigned int nr_types);
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);

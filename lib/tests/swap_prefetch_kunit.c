@@ -1,402 +1,423 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for swap prefetch: the tracking list, its trylock-and-skip
- * rule, and the idle policy.  Every case works on private instances and
- * plain snapshots, never on kprefetchd's global state.
+ * KUnit tests for swap prefetch: the tracker (per-CPU chunks of swapped-out
+ * offsets, newest first, recycled oldest first at the cap), its
+ * trylock-and-skip rule, and the idle policy.  Every case works on private
+ * instances and plain snapshots, never on kprefetchd's global state.
  */
 
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/page_counter.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/swap_prefetch.h>
 #include <linux/swapops.h>
+#include <linux/vmstat.h>
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-static struct swap_prefetch_list *new_list(struct kunit *test,
-					   unsigned long max)
-{
-	struct swap_prefetch_list *l;
+#define SLOTS	SWAP_PREFETCH_CHUNK_SLOTS
 
-	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, l);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_list_init(l, max, GFP_KERNEL), 0);
-	test->priv = l;
-	return l;
+static struct swap_prefetch_tracker *new_tracker(struct kunit *test,
+						 unsigned long max_chunks)
+{
+	struct swap_prefetch_shard __percpu *shards;
+	struct swap_prefetch_tracker *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	shards = alloc_percpu(struct swap_prefetch_shard);
+	KUNIT_ASSERT_NOT_NULL(test, shards);
+	swap_prefetch_tracker_init(t, shards, max_chunks);
+	test->priv = t;
+	return t;
 }
 
-static void swap_prefetch_list_exit(struct kunit *test)
+/* Gives every chunk back, and checks that none is left over. */
+static void swap_prefetch_tracker_exit(struct kunit *test)
 {
-	if (test->priv)
-		swap_prefetch_list_destroy(test->priv);
+	struct swap_prefetch_tracker *t = test->priv;
+
+	if (!t)
+		return;
+	swap_prefetch_tracker_purge(t, -1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+	free_percpu(t->shards);
 }
 
-static swp_entry_t ent(int type, pgoff_t offset)
+/* The shard of the @n-th possible CPU, or NULL if there are fewer. */
+static struct swap_prefetch_shard *shard_nr(struct swap_prefetch_tracker *t,
+					    unsigned int n)
 {
-	return swp_entry(type, offset);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (!n--)
+			return per_cpu_ptr(t->shards, cpu);
+	return NULL;
 }
 
-static void add_one(struct kunit *test, struct swap_prefetch_list *l,
-		    pgoff_t offset)
+static long add(struct swap_prefetch_tracker *t, unsigned int shard,
+		int type, pgoff_t offset, unsigned long nr)
 {
 	unsigned long recycled;
-	bool first;
+	bool wake;
 
-	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(0, offset), 1,
-						     &recycled, &first), 1);
+	return swap_prefetch_tracker_add(t, shard_nr(t, shard),
+					 swp_entry(type, offset), nr,
+					 &recycled, &wake);
 }
 
-/* Pop everything and compare with @want, newest first. */
-static void expect_order(struct kunit *test, struct swap_prefetch_list *l,
+static void add_one(struct kunit *test, struct swap_prefetch_tracker *t,
+		    pgoff_t offset)
+{
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, offset, 1), 1L);
+}
+
+/* Pop everything (at most 16) and compare with @want, newest first. */
+static void expect_order(struct kunit *test, struct swap_prefetch_tracker *t,
 			 const pgoff_t *want, unsigned int nr)
 {
-	swp_entry_t got[16];
+	struct swap_prefetch_candidate got[16];
+	unsigned long stale = 0;
 	unsigned int i, n;
 
-	n = swap_prefetch_list_pop(l, got, ARRAY_SIZE(got));
+	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), &stale);
 	KUNIT_EXPECT_EQ(test, n, nr);
 	for (i = 0; i < min(n, nr); i++)
-		KUNIT_EXPECT_EQ_MSG(test, swp_offset(got[i]), want[i],
+		KUNIT_EXPECT_EQ_MSG(test, swp_offset(got[i].entry), want[i],
 				    "position %u", i);
-	KUNIT_EXPECT_EQ(test, l->nr, 0UL);
-	KUNIT_EXPECT_TRUE(test, list_empty(&l->mru));
+	/* Read to the end, the tracker gives its memory back. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->chunks));
 }
 
-static void swap_prefetch_test_list_init(struct kunit *test)
+/* An empty tracker holds no memory: nothing is allocated before a record. */
+static void swap_prefetch_test_tracker_empty(struct kunit *test)
 {
-	struct swap_prefetch_list l;
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_candidate got[4];
+	unsigned long counts[2], stale = 0;
 
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_init(&l, 0, GFP_KERNEL),
-			-EINVAL);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_list_init(&l, 1, GFP_KERNEL), 0);
-	/* Even a tiny list gets a hash of a sane size. */
-	KUNIT_EXPECT_EQ(test, l.hash_bits, 4U);
-	KUNIT_EXPECT_EQ(test, l.nr, 0UL);
-	KUNIT_EXPECT_TRUE(test, list_empty(&l.mru));
-	swap_prefetch_list_destroy(&l);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, &stale), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+	add_one(test, t, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, &stale), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+	KUNIT_EXPECT_EQ(test, stale, 0UL);
 }
 
-static void swap_prefetch_test_list_mru_order(struct kunit *test)
+static void swap_prefetch_test_tracker_mru_order(struct kunit *test)
 {
-	struct swap_prefetch_list *l = new_list(test, 8);
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
 	static const pgoff_t want[] = { 5, 4, 3, 2, 1 };
 	pgoff_t off;
 
 	for (off = 1; off <= 5; off++)
-		add_one(test, l, off);
-	KUNIT_EXPECT_EQ(test, l->nr, 5UL);
-	expect_order(test, l, want, ARRAY_SIZE(want));
+		add_one(test, t, off);
+	expect_order(test, t, want, ARRAY_SIZE(want));
 }
 
-static void swap_prefetch_test_list_recycle_oldest(struct kunit *test)
+/* Newest first across chunks, and each chunk freed once read. */
+static void swap_prefetch_test_tracker_chunk_boundary(struct kunit *test)
 {
-	struct swap_prefetch_list *l = new_list(test, 3);
-	static const pgoff_t want[] = { 5, 4, 3 };
-	unsigned long recycled;
-	bool first;
-	pgoff_t off;
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_candidate *got;
+	unsigned long stale = 0;
+	unsigned int i, n;
 
-	for (off = 1; off <= 3; off++)
-		add_one(test, l, off);
-	/* before: 3 2 1 (full); after two more: 5 4 3 */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 4), 1,
-						     &recycled, &first), 1);
-	KUNIT_EXPECT_EQ(test, recycled, 1UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 5), 1,
-						     &recycled, &first), 1);
-	KUNIT_EXPECT_EQ(test, recycled, 1UL);
-	KUNIT_EXPECT_EQ(test, l->nr, 3UL);
-	/* The recycled entries are gone from the index too. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 2), 0L);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-static void swap_prefetch_test_list_rerecord(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 3);
-	static const pgoff_t want[] = { 1, 3, 2 };
-	unsigned long recycled;
-	bool first;
-	pgoff_t off;
-
-	for (off = 1; off <= 3; off++)
-		add_one(test, l, off);
-	/* before: 3 2 1; after re-recording 1: 1 3 2, nothing recycled */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 1), 1,
-						     &recycled, &first), 1);
-	KUNIT_EXPECT_EQ(test, recycled, 0UL);
-	KUNIT_EXPECT_EQ(test, l->nr, 3UL);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-static void swap_prefetch_test_list_del_middle(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 8);
-	static const pgoff_t want[] = { 5, 4, 2, 1 };
-	pgoff_t off;
-
-	for (off = 1; off <= 5; off++)
-		add_one(test, l, off);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 3), 1), 1L);
-	/* Not tracked (any more), or another device's offset 3. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 3), 1), 0L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(1, 4), 1), 0L);
-	KUNIT_EXPECT_EQ(test, l->nr, 4UL);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-static void swap_prefetch_test_list_large_folio(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 16);
-	static const pgoff_t want[] = { 107, 106, 105, 104, 101, 100 };
-	unsigned long recycled;
-	bool first;
-
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 100), 8,
-						     &recycled, &first), 8L);
-	KUNIT_EXPECT_EQ(test, recycled, 0UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 102), 2), 2L);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-static void swap_prefetch_test_list_large_folio_cap(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 4);
-	static const pgoff_t want[] = { 207, 206, 205, 204 };
-	unsigned long recycled;
-	bool first;
-
-	add_one(test, l, 1);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 200), 8,
-						     &recycled, &first), 8L);
-	KUNIT_EXPECT_EQ(test, recycled, 5UL);
-	KUNIT_EXPECT_EQ(test, l->nr, 4UL);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-static void swap_prefetch_test_list_purge_type(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 8);
-	static const pgoff_t want[] = { 9, 2, 1 };
-	unsigned long recycled, counts[3];
-	bool first;
-
-	add_one(test, l, 1);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(1, 1), 3,
-						     &recycled, &first), 3L);
-	add_one(test, l, 2);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 3), 5UL);
-	KUNIT_EXPECT_EQ(test, counts[0], 2UL);
-	KUNIT_EXPECT_EQ(test, counts[1], 3UL);
-	KUNIT_EXPECT_EQ(test, counts[2], 0UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 3UL);
-	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
-	/* What debugfs shows: nothing left of the swapped-off type. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 3), 2UL);
-	KUNIT_EXPECT_EQ(test, counts[0], 2UL);
-	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
-	/* Types beyond the room given are counted in the total only. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 0), 2UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 0UL);
-	/* A device reusing the type starts from nothing. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(1, 1), 3), 0L);
-	add_one(test, l, 9);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-static void swap_prefetch_test_list_empty(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 4);
-	swp_entry_t got[4];
-
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 4), 0U);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 1), 0L);
-	add_one(test, l, 1);
-	add_one(test, l, 2);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 1), 1U);
-	KUNIT_EXPECT_EQ(test, swp_offset(got[0]), 2UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 1), 1L);
-	KUNIT_EXPECT_EQ(test, l->nr, 0UL);
-	KUNIT_EXPECT_TRUE(test, list_empty(&l->mru));
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 4), 0U);
-}
-
-static void swap_prefetch_test_list_pool(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 64);
-	swp_entry_t got[4];
-
-	/* Spares: an eighth of the cap, never more. */
-	KUNIT_EXPECT_EQ(test, l->pool_max, 8UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 8UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 0UL);
-	/* Recording takes spares first... */
-	add_one(test, l, 1);
-	add_one(test, l, 2);
-	add_one(test, l, 3);
-	KUNIT_EXPECT_EQ(test, l->nr_pool, 5UL);
-	/* ...and entries done with go back to the spares. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 2), 2U);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 1), 1), 1L);
-	KUNIT_EXPECT_EQ(test, l->nr_pool, 8UL);
-	KUNIT_EXPECT_EQ(test, l->nr, 0UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_refill(l, GFP_KERNEL), 0UL);
+	got = kunit_kcalloc(test, SLOTS + 10, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, SLOTS + 10), (long)SLOTS + 10);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 2L);
+	n = swap_prefetch_tracker_pop(t, got, 20, &stale);
+	KUNIT_ASSERT_EQ(test, n, 20U);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
+				(pgoff_t)SLOTS + 9 - i);
+	/* The newer chunk, its 10 entries read, is freed at once. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
+	n = swap_prefetch_tracker_pop(t, got, SLOTS + 10, &stale);
+	KUNIT_EXPECT_EQ(test, n, SLOTS - 10);
+	KUNIT_EXPECT_EQ(test, swp_offset(got[n - 1].entry), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 }
 
 /*
- * kprefetchd sleeps without a timeout once the list is empty, so a record
- * that makes it non-empty must wake it, whatever it saw of the list before
- * taking the lock.
+ * Past the cap the oldest entries go: kprefetchd trims from the old end
+ * when asked, the newest are always kept, and memory never exceeds the cap.
  */
-static void swap_prefetch_test_list_record_wakes(struct kunit *test)
+static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 {
-	struct swap_prefetch_list *l = new_list(test, 8);
-	unsigned long recycled, sampled;
-	bool first, asleep = false;
-	unsigned int step;
-	swp_entry_t got[8];
-	u32 rnd = 1;
+	struct swap_prefetch_tracker *t = new_tracker(test, 4);
+	unsigned long total = 10 * SLOTS, off, trimmed = 0, stale = 0;
+	struct swap_prefetch_candidate got[8];
+	unsigned long recycled, counts[1];
+	bool wake;
 
-	/*
-	 * A recorder samples the list (not empty), kprefetchd pops the last
-	 * entry and sleeps, then the record takes the lock: it must wake.
-	 */
-	add_one(test, l, 1);
-	sampled = READ_ONCE(l->nr);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 8), 1U);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 2), 1,
-						     &recycled, &first), 1L);
-	KUNIT_EXPECT_NE(test, sampled, 0UL);
-	KUNIT_EXPECT_TRUE(test, first);
+	for (off = 0; off < total; off++) {
+		KUNIT_ASSERT_EQ(test,
+				swap_prefetch_tracker_add(t, shard_nr(t, 0),
+							  swp_entry(0, off), 1,
+							  &recycled, &wake), 1L);
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
+		/* kprefetchd, woken, trims at once. */
+		if (test_bit(0, &t->trim))
+			trimmed += swap_prefetch_tracker_trim(t);
+		KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	}
+	KUNIT_EXPECT_GT(test, trimmed, 0UL);
+	/* Nothing lost on the way: what is left plus what was trimmed. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 1) + trimmed,
+			total);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, &stale), 8U);
+	for (off = 0; off < 8; off++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[off].entry), total - 1 - off);
+}
 
-	/*
-	 * Any mix of records, pops and forgets: a sleeper that went to sleep
-	 * on an empty list and is woken only by "first" records is never
-	 * asleep while there is something to read.
-	 */
-	for (step = 0; step < 500; step++) {
-		rnd = rnd * 1103515245 + 12345;
-		switch ((rnd >> 16) % 3) {
-		case 0:
-			KUNIT_ASSERT_GE(test,
-					swap_prefetch_list_add(l, ent(0, (rnd >> 4) % 12),
-							       (rnd >> 24) % 3 + 1,
-							       &recycled, &first),
-					0L);
-			if (first)
-				asleep = false;
-			break;
-		case 1:
-			swap_prefetch_list_pop(l, got, (rnd >> 20) % 4 + 1);
-			asleep = !l->nr;
-			break;
-		default:
-			swap_prefetch_list_del(l, ent(0, (rnd >> 4) % 12), 2);
-			asleep |= !l->nr;
-			break;
-		}
-		KUNIT_EXPECT_FALSE_MSG(test, asleep && l->nr,
-				       "step %u: %lu entries, nobody woken", step,
-				       l->nr);
+/*
+ * With kprefetchd not there to trim, swap-out at the cap recycles its own
+ * chunk rather than allocate past the cap, and says how much it dropped.
+ */
+static void swap_prefetch_test_tracker_cap_without_trim(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 1);
+	static const pgoff_t want[] = { SLOTS + 4, SLOTS + 3, SLOTS + 2,
+					SLOTS + 1, SLOTS };
+	unsigned long recycled;
+	bool wake;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, SLOTS), (long)SLOTS);
+	KUNIT_EXPECT_EQ(test,
+			swap_prefetch_tracker_add(t, shard_nr(t, 0),
+						  swp_entry(0, SLOTS), 5,
+						  &recycled, &wake), 5L);
+	KUNIT_EXPECT_EQ(test, recycled, (unsigned long)SLOTS);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
+	expect_order(test, t, want, ARRAY_SIZE(want));
+}
+
+static void swap_prefetch_test_tracker_large_folio(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	static const pgoff_t want[] = { 107, 106, 105, 104, 103, 102, 101, 100,
+					1 };
+
+	add_one(test, t, 1);
+	KUNIT_EXPECT_EQ(test, add(t, 0, 0, 100, 8), 8L);
+	expect_order(test, t, want, ARRAY_SIZE(want));
+}
+
+/* Each chunk holds one swap type; the order across types is kept. */
+static void swap_prefetch_test_tracker_types(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	static const unsigned int want_type[] = { 0, 1, 1, 0, 0 };
+	static const pgoff_t want_off[] = { 7, 6, 5, 2, 1 };
+	struct swap_prefetch_candidate got[8];
+	unsigned long counts[3], stale = 0;
+	unsigned int i, n;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 1, 2), 2L);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 5, 2), 2L);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 7, 1), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 3), 5UL);
+	KUNIT_EXPECT_EQ(test, counts[0], 3UL);
+	KUNIT_EXPECT_EQ(test, counts[1], 2UL);
+	KUNIT_EXPECT_EQ(test, counts[2], 0UL);
+	/* Types beyond the room given are counted in the total only. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 0), 5UL);
+	n = swap_prefetch_tracker_pop(t, got, 8, &stale);
+	KUNIT_ASSERT_EQ(test, n, 5U);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, swp_type(got[i].entry), want_type[i]);
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry), want_off[i]);
 	}
 }
 
-/* What a round did not read goes back at the head. */
-static void swap_prefetch_test_list_requeue(struct kunit *test)
+/*
+ * Nothing purged comes back: not from a collected chunk, not from a
+ * shard's open chunk, not through an entry popped before the purge.  A
+ * device that reuses the type starts from nothing and is tracked anew.
+ */
+static void swap_prefetch_test_tracker_purge(struct kunit *test)
 {
-	struct swap_prefetch_list *l = new_list(test, 8);
-	static const pgoff_t want[] = { 3, 2, 1 };
-	swp_entry_t got[3];
-
-	add_one(test, l, 1);
-	add_one(test, l, 2);
-	add_one(test, l, 3);
-	add_one(test, l, 4);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_pop(l, got, 3), 3U);
-	/* 4 was read; 3 and 2 were not. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_requeue(l, got + 1, 2), 2U);
-	expect_order(test, l, want, ARRAY_SIZE(want));
-}
-
-/* Nothing purged comes back: not through a batch popped before the purge. */
-static void swap_prefetch_test_list_requeue_after_purge(struct kunit *test)
-{
-	struct swap_prefetch_list *l = new_list(test, 16);
-	unsigned long recycled, counts[2];
-	swp_entry_t got[8];
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_candidate got[8], early;
+	unsigned long counts[2], stale = 0;
 	unsigned int n;
-	bool first;
 
-	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(0, 1), 3,
-						     &recycled, &first), 3L);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_list_add(l, ent(1, 1), 3,
-						     &recycled, &first), 3L);
-	/* kprefetchd pops a batch of both types, then swapoff purges type 1. */
-	n = swap_prefetch_list_pop(l, got, 4);
-	KUNIT_EXPECT_EQ(test, n, 4U);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_purge_type(l, 1), 0UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_requeue(l, got, n), 0U);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_count_types(l, counts, 2), 2UL);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 1, 3), 3L);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 1, 2), 2L);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 10, 2), 2L);
+	/* kprefetchd pops the newest, then swapoff purges type 1. */
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, &early, 1, &stale), 1U);
+	KUNIT_EXPECT_EQ(test, swp_type(early.entry), 1U);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_tracker_current(t, &early));
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_purge(t, 1), 4UL);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_tracker_current(t, &early));
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2), 2UL);
 	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
-	/* A batch popped after the purge may be put back again. */
-	n = swap_prefetch_list_pop(l, got, 1);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_requeue(l, got, n), 1U);
-	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
+	/* A swapon reuses type 1: its offsets are new entries. */
+	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 1, 1), 1L);
+	n = swap_prefetch_tracker_pop(t, got, 8, &stale);
+	KUNIT_ASSERT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, got[0].entry.val, swp_entry(1, 1).val);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_tracker_current(t, &got[0]));
+	KUNIT_EXPECT_EQ(test, got[1].entry.val, swp_entry(0, 2).val);
+	KUNIT_EXPECT_EQ(test, got[2].entry.val, swp_entry(0, 1).val);
+	KUNIT_EXPECT_EQ(test, stale, 0UL);
+	/* The last purge leaves no memory behind, open chunks included. */
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 50, 1), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_purge(t, 0), 1UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 }
 
-static struct kunit_case swap_prefetch_list_cases[] = {
-	KUNIT_CASE(swap_prefetch_test_list_init),
-	KUNIT_CASE(swap_prefetch_test_list_mru_order),
-	KUNIT_CASE(swap_prefetch_test_list_recycle_oldest),
-	KUNIT_CASE(swap_prefetch_test_list_rerecord),
-	KUNIT_CASE(swap_prefetch_test_list_del_middle),
-	KUNIT_CASE(swap_prefetch_test_list_large_folio),
-	KUNIT_CASE(swap_prefetch_test_list_large_folio_cap),
-	KUNIT_CASE(swap_prefetch_test_list_purge_type),
-	KUNIT_CASE(swap_prefetch_test_list_empty),
-	KUNIT_CASE(swap_prefetch_test_list_pool),
-	KUNIT_CASE(swap_prefetch_test_list_record_wakes),
-	KUNIT_CASE(swap_prefetch_test_list_requeue),
-	KUNIT_CASE(swap_prefetch_test_list_requeue_after_purge),
+/*
+ * kprefetchd sleeps without a timeout once the tracker holds no chunk, so
+ * a record that gives it one must wake it, whatever the interleaving.
+ */
+static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 4);
+	struct swap_prefetch_candidate got[8];
+	unsigned long recycled, stale = 0;
+	bool wake, asleep = false;
+	unsigned int step, shard;
+	u32 rnd = 1;
+
+	/* The first record into an empty tracker wakes; the next does not. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, shard_nr(t, 0),
+							 swp_entry(0, 1), 1,
+							 &recycled, &wake), 1L);
+	KUNIT_EXPECT_TRUE(test, wake);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, shard_nr(t, 0),
+							 swp_entry(0, 2), 1,
+							 &recycled, &wake), 1L);
+	KUNIT_EXPECT_FALSE(test, wake);
+
+	/*
+	 * Any mix of records on any shard, pops, trims and purges: a sleeper
+	 * that went to sleep on an empty tracker and is woken only by the
+	 * records that say so is never asleep while a chunk is there.
+	 */
+	for (step = 0; step < 2000; step++) {
+		rnd = rnd * 1103515245 + 12345;
+		shard = (rnd >> 8) % 2;
+		if (!shard_nr(t, shard))
+			shard = 0;
+		switch ((rnd >> 16) % 4) {
+		case 0:
+		case 1:
+			KUNIT_ASSERT_GE(test,
+					swap_prefetch_tracker_add(t, shard_nr(t, shard),
+								  swp_entry((rnd >> 2) % 2,
+									    (rnd >> 4) % 4096),
+								  (rnd >> 24) % 600 + 1,
+								  &recycled, &wake),
+					0L);
+			if (wake)
+				asleep = false;
+			break;
+		case 2:
+			swap_prefetch_tracker_pop(t, got, (rnd >> 20) % 8 + 1,
+						  &stale);
+			asleep = !atomic_long_read(&t->nr_chunks);
+			break;
+		default:
+			if (rnd & 0x10000000)
+				swap_prefetch_tracker_trim(t);
+			else
+				swap_prefetch_tracker_purge(t, (rnd >> 3) % 2);
+			asleep |= !atomic_long_read(&t->nr_chunks);
+			break;
+		}
+		KUNIT_ASSERT_FALSE_MSG(test,
+				       asleep && atomic_long_read(&t->nr_chunks),
+				       "step %u: %ld chunks, nobody woken", step,
+				       atomic_long_read(&t->nr_chunks));
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
+	}
+}
+
+static struct kunit_case swap_prefetch_tracker_cases[] = {
+	KUNIT_CASE(swap_prefetch_test_tracker_empty),
+	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
+	KUNIT_CASE(swap_prefetch_test_tracker_chunk_boundary),
+	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
+	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
+	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
+	KUNIT_CASE(swap_prefetch_test_tracker_types),
+	KUNIT_CASE(swap_prefetch_test_tracker_purge),
+	KUNIT_CASE(swap_prefetch_test_tracker_record_wakes),
 	{}
 };
 
-static struct kunit_suite swap_prefetch_list_suite = {
-	.name = "swap_prefetch_list",
-	.exit = swap_prefetch_list_exit,
-	.test_cases = swap_prefetch_list_cases,
+static struct kunit_suite swap_prefetch_tracker_suite = {
+	.name = "swap_prefetch_tracker",
+	.exit = swap_prefetch_tracker_exit,
+	.test_cases = swap_prefetch_tracker_cases,
 };
 
+static unsigned long vm_event(struct kunit *test, enum vm_event_item item)
+{
+	unsigned long *events;
+
+	events = kunit_kcalloc(test, NR_VM_EVENT_ITEMS, sizeof(*events),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, events);
+	all_vm_events(events);
+	return events[item];
+}
+
+/*
+ * Swap-out that finds its shard locked (by kprefetchd collecting it, or
+ * by the task it preempted) skips and counts rather than waits; another
+ * CPU's shard is not affected.
+ */
 static void swap_prefetch_test_trylock_skip(struct kunit *test)
 {
-	struct swap_prefetch_list *l = new_list(test, 4);
-	static const pgoff_t want[] = { 3, 1 };
-	unsigned long recycled = 42;
-	bool first;
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_shard *locked = shard_nr(t, 0);
+	struct swap_prefetch_shard *other = shard_nr(t, 1);
+	unsigned long contended, counts[1], recycled = 42;
+	bool wake = true;
 
 	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
 		kunit_skip(test, "spin_trylock() always succeeds on this UP kernel");
 
-	add_one(test, l, 1);
-	add_one(test, l, 2);
-
-	/* Another CPU holds the lock: both paths give up at once. */
-	spin_lock(&l->lock);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 3), 1,
-						     &recycled, &first), -EBUSY);
+	add_one(test, t, 1);
+	contended = vm_event(test, SWAP_PREFETCH_CONTENDED);
+	spin_lock(&locked->lock);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, locked, swp_entry(0, 2),
+							 1, &recycled, &wake),
+			-EBUSY);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 1L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 2), 1), -EBUSY);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 2L);
-	KUNIT_EXPECT_EQ(test, l->nr, 2UL);
-	spin_unlock(&l->lock);
+	KUNIT_EXPECT_FALSE(test, wake);
+	/* The hook's wrapper counts the skip, once per swap-out. */
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_tracker_record(t, locked,
+							       swp_entry(0, 2), 4));
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED),
+			contended + 1);
+	if (other)
+		KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, other,
+								 swp_entry(0, 3),
+								 1, &recycled,
+								 &wake), 1L);
+	spin_unlock(&locked->lock);
 
-	/* Released: the same calls now work and the counter stays. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_add(l, ent(0, 3), 1,
-						     &recycled, &first), 1L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_list_del(l, ent(0, 2), 1), 1L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&l->nr_contended), 2L);
-	expect_order(test, l, want, ARRAY_SIZE(want));
+	if (!other)
+		add(t, 0, 0, 3, 1);
+	/* Released: the same call now records, and the counter stays. */
+	add_one(test, t, 4);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED),
+			contended + 1);
+	/* 1, 3 and 4; 2 was skipped. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 1), 3UL);
 }
 
 static struct kunit_case swap_prefetch_trylock_cases[] = {
@@ -406,7 +427,7 @@ static struct kunit_case swap_prefetch_trylock_cases[] = {
 
 static struct kunit_suite swap_prefetch_trylock_suite = {
 	.name = "swap_prefetch_trylock",
-	.exit = swap_prefetch_list_exit,
+	.exit = swap_prefetch_tracker_exit,
 	.test_cases = swap_prefetch_trylock_cases,
 };
 
@@ -1010,7 +1031,7 @@ static struct kunit_suite swap_prefetch_idle_suite = {
 	.test_cases = swap_prefetch_idle_cases,
 };
 
-kunit_test_suites(&swap_prefetch_list_suite, &swap_prefetch_trylock_suite,
+kunit_test_suites(&swap_prefetch_tracker_suite, &swap_prefetch_trylock_suite,
 		  &swap_prefetch_idle_suite);
 
 MODULE_DESCRIPTION("KUnit tests for swap prefetch");

@@ -41,25 +41,25 @@ TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_MEMSTALL);
 TRACE_EVENT(swap_prefetch_delay,
 
 	TP_PROTO(enum swap_prefetch_verdict verdict, unsigned int activity,
-		 unsigned int next_ms, unsigned long nr_tracked),
+		 unsigned int next_ms, unsigned long nr_chunks),
 
-	TP_ARGS(verdict, activity, next_ms, nr_tracked),
+	TP_ARGS(verdict, activity, next_ms, nr_chunks),
 
 	TP_STRUCT__entry(
 		__field(int, verdict)
 		__field(unsigned int, activity)
 		__field(unsigned int, next_ms)
-		__field(unsigned long, nr_tracked)
+		__field(unsigned long, nr_chunks)
 	),
 
 	TP_fast_assign(
 		__entry->verdict = verdict;
 		__entry->activity = activity;
 		__entry->next_ms = next_ms;
-		__entry->nr_tracked = nr_tracked;
+		__entry->nr_chunks = nr_chunks;
 	),
 
-	TP_printk("verdict=%s activity=%s next_ms=%u tracked=%lu",
+	TP_printk("verdict=%s activity=%s next_ms=%u chunks=%lu",
 		  __print_symbolic(__entry->verdict,
 				   { SWAP_PREFETCH_GO, "go" },
 				   { SWAP_PREFETCH_BUSY, "busy" },
@@ -80,7 +80,7 @@ TRACE_EVENT(swap_prefetch_delay,
 				{ 1 << SWAP_PREFETCH_ACT_OOM_KILL, "oom_kill" },
 				{ 1 << SWAP_PREFETCH_ACT_MEMSTALL, "memstall" }) :
 		  "none",
-		  __entry->next_ms, __entry->nr_tracked)
+		  __entry->next_ms, __entry->nr_chunks)
 );
 
 /* A round that read: how much of its batch, and why it stopped. */
@@ -88,9 +88,9 @@ TRACE_EVENT(swap_prefetch_round,
 
 	TP_PROTO(unsigned int batch, unsigned int nr_read,
 		 unsigned int nr_stale, unsigned int nr_skipped,
-		 enum swap_prefetch_stop stop, unsigned long nr_tracked),
+		 enum swap_prefetch_stop stop, unsigned long nr_chunks),
 
-	TP_ARGS(batch, nr_read, nr_stale, nr_skipped, stop, nr_tracked),
+	TP_ARGS(batch, nr_read, nr_stale, nr_skipped, stop, nr_chunks),
 
 	TP_STRUCT__entry(
 		__field(unsigned int, batch)
@@ -98,7 +98,7 @@ TRACE_EVENT(swap_prefetch_round,
 		__field(unsigned int, nr_stale)
 		__field(unsigned int, nr_skipped)
 		__field(int, stop)
-		__field(unsigned long, nr_tracked)
+		__field(unsigned long, nr_chunks)
 	),
 
 	TP_fast_assign(
@@ -107,10 +107,10 @@ TRACE_EVENT(swap_prefetch_round,
 		__entry->nr_stale = nr_stale;
 		__entry->nr_skipped = nr_skipped;
 		__entry->stop = stop;
-		__entry->nr_tracked = nr_tracked;
+		__entry->nr_chunks = nr_chunks;
 	),
 
-	TP_printk("batch=%u read=%u stale=%u skipped=%u stop=%s tracked=%lu",
+	TP_printk("batch=%u read=%u stale=%u skipped=%u stop=%s chunks=%lu",
 		  __entry->batch, __entry->nr_read, __entry->nr_stale,
 		  __entry->nr_skipped,
 		  __print_symbolic(__entry->stop,
@@ -120,7 +120,7 @@ TRACE_EVENT(swap_prefetch_round,
 				   { SWAP_PREFETCH_STOP_BUSY, "busy" },
 				   { SWAP_PREFETCH_STOP_NOMEM, "nomem" },
 				   { SWAP_PREFETCH_STOP_EXIT, "exit" }),
-		  __entry->nr_tracked)
+		  __entry->nr_chunks)
 );
 
 #endif /* _TRACE_SWAP_PREFETCH_H */

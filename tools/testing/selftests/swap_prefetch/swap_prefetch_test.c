@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <limits.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -851,6 +852,82 @@ static void test_unprivileged_write(void)
 			 "unprivileged write refused\n");
 }
 
+#define DEBUGFS		"/sys/kernel/debug/"
+#define TRACKED		DEBUGFS "swap_prefetch/tracked"
+
+/* The tracker's "total" entries and "chunks N of M" from debugfs. */
+static bool read_tracked(long *entries, long *chunks, long *max_chunks)
+{
+	char line[256];
+	FILE *f = fopen(TRACKED, "r");
+	int found = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		found += sscanf(line, "total %ld", entries) == 1;
+		found += sscanf(line, "chunks %ld of %ld", chunks,
+				max_chunks) == 2;
+	}
+	if (f)
+		fclose(f);
+	return found == 2;
+}
+
+/*
+ * The tracker holds memory only while entries wait to be read: none when
+ * switched off, about 4 bytes an entry while a set is out, none again
+ * once prefetch has read it all.
+ */
+static void test_tracking_memory(void)
+{
+	const char *name = "tracking memory: none when off or read, 4 bytes an entry";
+	long entries, chunks, max_chunks, off_chunks, page = sp_page_size();
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	char *text;
+	bool ok;
+	struct ws w;
+	int s;
+
+	if (access(DEBUGFS "swap_prefetch", F_OK))
+		mount("none", DEBUGFS, "debugfs", 0, NULL);
+	if (!read_tracked(&entries, &chunks, &max_chunks)) {
+		ksft_test_result_skip("%s: no %s\n", name, TRACKED);
+		return;
+	}
+	set_vm("swap_prefetch", "0");
+	read_tracked(&entries, &off_chunks, &max_chunks);
+	/* Set the set out with reads held back, to weigh what is tracked. */
+	fast_pacing(1);
+	set_vm("swap_prefetch_delay_ms", "600000");
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	read_tracked(&entries, &chunks, &max_chunks);
+	text = read_whole(TRACKED);
+	ksft_print_msg("%s:\n%s", TRACKED, text ? text : "");
+	free(text);
+	ksft_print_msg("off: %ld chunks; %ld entries out: %ld chunks (%ld KiB, %.2f bytes an entry); cap %ld chunks (%.3f%% of RAM)\n",
+		       off_chunks, entries, chunks, chunks * page >> 10,
+		       entries ? (double)chunks * page / entries : 0.0,
+		       max_chunks,
+		       100.0 * max_chunks * page / (sp_meminfo("MemTotal") << 10));
+	/* Full chunks, and at most one open chunk per CPU and device. */
+	ok = !off_chunks && entries >= (long)w.pages / 2 && chunks > 0 &&
+	     chunks <= entries / (page / 4 - 16) + 2 * cpus &&
+	     chunks <= max_chunks;
+	set_vm("swap_prefetch_delay_ms", "1000");
+	s = wait_resident(&w, 100, 60);
+	/* Read to the end: every chunk is freed. */
+	for (int t = 0; t < 20 && read_tracked(&entries, &chunks, &max_chunks) &&
+	     chunks; t++)
+		sleep(1);
+	ksft_print_msg("after reading the set back (%d s): %ld entries, %ld chunks\n",
+		       s, entries, chunks);
+	ksft_test_result(ok && s >= 0 && !chunks, "%s\n", name);
+	ws_free(&w);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -868,6 +945,7 @@ static const struct {
 	{ "sysctl_now", test_sysctl_takes_effect },
 	{ "trace", test_trace_events },
 	{ "drops", test_drops_cheaply },
+	{ "tracking_memory", test_tracking_memory },
 };
 
 static bool wanted(const char *name, int argc, char **argv)
@@ -882,8 +960,87 @@ static bool wanted(const char *name, int argc, char **argv)
 	return false;
 }
 
+/* Record kprefetchd's decisions during a test, if tracefs is there. */
+static void watch_begin(void)
+{
+	if (access(TRACE_EVENTS "enable", W_OK))
+		return;
+	close(open(TRACING "trace", O_WRONLY | O_TRUNC));
+	sp_write(TRACE_EVENTS "enable", "1");
+}
+
+/* Count each distinct "@key=value" in the trace and print the counts. */
+static void print_tally(const char *trace, const char *key)
+{
+	char seen[16][32];
+	unsigned int count[16] = { 0 }, nr = 0, i;
+	size_t klen = strlen(key);
+	const char *p = trace;
+	char val[32];
+
+	while ((p = strstr(p, key))) {
+		p += klen;
+		if (sscanf(p, "%31[a-z_]", val) != 1)
+			continue;
+		for (i = 0; i < nr && strcmp(seen[i], val); i++)
+			;
+		if (i == nr) {
+			if (nr == ARRAY_SIZE(seen))
+				continue;
+			strcpy(seen[nr++], val);
+		}
+		count[i]++;
+	}
+	for (i = 0; i < nr; i++)
+		ksft_print_msg("  %s%s: %u\n", key, seen[i], count[i]);
+}
+
+/* Each zone's free pages against its high watermark: room for prefetch. */
+static void print_zones(void)
+{
+	char line[256], zone[64] = "";
+	long free = -1, high;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %*d, zone %63s", zone) == 1)
+			free = -1;
+		else if (sscanf(line, " pages free %ld", &free) == 1)
+			;
+		else if (free >= 0 && sscanf(line, " high %ld", &high) == 1) {
+			ksft_print_msg("zone %s: %ld pages free, high %ld\n",
+				       zone, free, high);
+			free = -1;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* After a failure: what held kprefetchd back, and the memory it saw. */
+static void explain_failure(void)
+{
+	static const char * const fields[] = {
+		"MemFree", "SwapCached", "SwapTotal", "SwapFree",
+	};
+	char *trace;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		ksft_print_msg("%s: %ld KiB\n", fields[i], sp_meminfo(fields[i]));
+	print_zones();
+	trace = read_whole(TRACING "trace");
+	if (!trace)
+		return;
+	ksft_print_msg("kprefetchd's decisions during the test:\n");
+	print_tally(trace, "verdict=");
+	print_tally(trace, "stop=");
+	free(trace);
+}
+
 int main(int argc, char **argv)
 {
+	int fails;
 	unsigned int selected = 0;
 	const char *env;
 	size_t i;
@@ -911,8 +1068,15 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("no such test; the names are in tests[]\n");
 	ksft_set_plan(selected);
 	save_tunables();
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		if (wanted(tests[i].name, argc, argv))
-			tests[i].fn();
+	for (i = 0; i < ARRAY_SIZE(tests); i++) {
+		if (!wanted(tests[i].name, argc, argv))
+			continue;
+		watch_begin();
+		fails = ksft_get_fail_cnt();
+		tests[i].fn();
+		if (ksft_get_fail_cnt() > fails)
+			explain_failure();
+	}
+	sp_write(TRACE_EVENTS "enable", "0");
 	ksft_finished();
 }
