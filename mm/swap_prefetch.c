@@ -415,18 +415,68 @@ swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_current);
 
+/* Drop a chunk's first @n offsets, keeping the rest in order. */
+static void swap_prefetch_chunk_shift(struct swap_prefetch_chunk *c,
+				      unsigned int n)
+{
+	memmove(c->offsets, c->offsets + n, (c->nr - n) * sizeof(u32));
+	c->nr -= n;
+}
+
+/*
+ * Sift the dead entries out of every collected chunk, oldest first, and
+ * pour what is left of each chunk into the older one before it if that
+ * has room, so that emptied chunks can be freed.  Order is kept.  Caller
+ * holds t->lock.  Returns the number of entries dropped.
+ */
+static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker *t,
+						   swap_prefetch_sieve_t sieve)
+{
+	struct swap_prefetch_chunk *c, *tmp, *dst = NULL;
+	unsigned long dropped = 0;
+	unsigned int nr, n;
+
+	lockdep_assert_held(&t->lock);
+	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
+		nr = swap_prefetch_chunk_stale(t, c) ? 0 :
+		     sieve(c->type, c->offsets, c->nr);
+		dropped += c->nr - nr;
+		c->nr = nr;
+		if (nr && dst && dst->type == c->type && dst->gen == c->gen) {
+			n = min(nr, SWAP_PREFETCH_CHUNK_SLOTS - dst->nr);
+			memcpy(dst->offsets + dst->nr, c->offsets,
+			       n * sizeof(u32));
+			dst->nr += n;
+			swap_prefetch_chunk_shift(c, n);
+		}
+		if (!c->nr) {
+			list_del(&c->list);
+			swap_prefetch_chunk_free(t, c);
+			continue;
+		}
+		dst = c;
+	}
+	return dropped;
+}
+
 /**
- * swap_prefetch_tracker_trim - recycle the oldest chunks
+ * swap_prefetch_tracker_trim - make room below the cap
  * @t: the tracker
+ * @sieve: keeps the offsets still worth reading, or NULL
+ * @dead: incremented by the number of entries @sieve dropped
  *
- * Brings the tracker down to three quarters of its cap, from the oldest
- * end, so that swap-out finds room again without recycling its own
- * newest chunk.
+ * A job that swapped and exited leaves entries whose slots are free:
+ * they go first, so that they cannot push out older entries that are
+ * still swapped out.  Then, if that was not enough, the oldest chunks go,
+ * down to three quarters of the cap, so that swap-out finds room again
+ * without recycling its own newest chunk.  The shards' open chunks are
+ * left alone.
  *
- * Return: the number of entries dropped.
+ * Return: the number of live entries dropped from the oldest end.
  */
 VISIBLE_IF_KUNIT unsigned long
-swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t)
+swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
+			   swap_prefetch_sieve_t sieve, unsigned long *dead)
 {
 	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped = 0;
 	struct swap_prefetch_chunk *c, *tmp;
@@ -434,6 +484,8 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t)
 	clear_bit(0, &t->trim);
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
+	if (sieve)
+		*dead += swap_prefetch_tracker_compact(t, sieve);
 	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
 		if (atomic_long_read(&t->nr_chunks) <= target)
 			break;
@@ -1494,6 +1546,41 @@ static bool kprefetchd_wait_work(void)
 	       time_after_eq(jiffies, kprefetchd_pacer.next);
 }
 
+/*
+ * The offsets of swap @type still worth reading: swapped out and not in
+ * the swap cache.  A racy look at the swap map: a wrong guess keeps a
+ * stale entry, which the read skips, or drops one read too late.
+ */
+static unsigned int kprefetchd_sieve(unsigned int type, u32 *offsets,
+				     unsigned int nr)
+{
+	struct swap_info_struct *si = swap_prefetch_get_type(type);
+	unsigned int i, kept = 0;
+	unsigned char map;
+
+	if (!si)
+		return 0;
+	for (i = 0; i < nr; i++) {
+		if (offsets[i] >= si->max)
+			continue;
+		map = data_race(READ_ONCE(si->swap_map[offsets[i]]));
+		if (map && !(map & SWAP_HAS_CACHE) && map != SWAP_MAP_BAD)
+			offsets[kept++] = offsets[i];
+	}
+	put_swap_device(si);
+	return kept;
+}
+
+static void kprefetchd_trim(void)
+{
+	unsigned long dead = 0, recycled;
+
+	recycled = swap_prefetch_tracker_trim(&swap_prefetch_global,
+					      kprefetchd_sieve, &dead);
+	count_vm_events(SWAP_PREFETCH_STALE, dead);
+	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
+}
+
 static int kprefetchd(void *unused)
 {
 	bool due;
@@ -1506,8 +1593,7 @@ static int kprefetchd(void *unused)
 	while (!kthread_should_stop()) {
 		/* Recycle the oldest before swap-out has to drop the newest. */
 		if (test_bit(0, &swap_prefetch_global.trim))
-			count_vm_events(SWAP_PREFETCH_RECYCLED,
-					swap_prefetch_tracker_trim(&swap_prefetch_global));
+			kprefetchd_trim();
 		due = kprefetchd_wait_work();
 		if (kthread_should_stop())
 			break;

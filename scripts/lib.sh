@@ -227,11 +227,14 @@ run_guest() {
 	kvm) accel_opt="-enable-kvm -cpu host" ;;
 	*) accel_opt="-accel tcg" ;;
 	esac
-	msg "booting guest: $accel, ${mem} MiB RAM, ${swap_mib} MiB swap on virtio-blk throttled to $((bps / 1048576)) MiB/s and $iops IOPS"
+	smp=${GUEST_SMP:-1}
+	throttle="throttled to $((bps / 1048576)) MiB/s and $iops IOPS"
+	[ "$bps" -gt 0 ] || [ "$iops" -gt 0 ] || throttle=unthrottled
+	msg "booting guest: $accel, $smp vCPU, ${mem} MiB RAM, ${swap_mib} MiB swap on virtio-blk $throttle"
 	# shellcheck disable=SC2086
 	rc=0
 	timeout "${GUEST_TIMEOUT:-1800}" qemu-system-x86_64 $accel_opt \
-		-m "$mem" -smp 1 -nographic -no-reboot \
+		-m "$mem" -smp "$smp" -nographic -no-reboot \
 		-kernel "$GUEST_KERNEL" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 quiet loglevel=4 ${GUEST_CMDLINE_EXTRA:-}" \
 		-drive "file=$swapimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \

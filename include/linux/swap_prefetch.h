@@ -155,6 +155,13 @@ struct swap_prefetch_tracker {
 	unsigned int gen[MAX_SWAPFILES];
 };
 
+/*
+ * Keeps, in order and in place, the offsets of @nr of swap @type still
+ * worth reading; returns how many.
+ */
+typedef unsigned int (*swap_prefetch_sieve_t)(unsigned int type, u32 *offsets,
+					      unsigned int nr);
+
 /**
  * struct swap_prefetch_candidate - a tracked entry, as kprefetchd pops it
  * @entry: the swap entry
@@ -345,7 +352,9 @@ bool swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 				  swp_entry_t entry, unsigned long nr);
 bool swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
 				   const struct swap_prefetch_candidate *c);
-unsigned long swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t);
+unsigned long swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
+					 swap_prefetch_sieve_t sieve,
+					 unsigned long *dead);
 unsigned long swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t,
 					  int type);
 unsigned long swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,

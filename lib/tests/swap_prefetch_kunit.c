@@ -93,6 +93,19 @@ static void expect_order(struct kunit *test, struct swap_prefetch_tracker *t,
 	KUNIT_EXPECT_TRUE(test, list_empty(&t->chunks));
 }
 
+/* A sieve for tests: offsets from DEAD_FROM on, and odd ones, are dead. */
+#define DEAD_FROM	100000
+static unsigned int odd_are_dead(unsigned int type, u32 *offsets,
+				 unsigned int nr)
+{
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < nr; i++)
+		if (offsets[i] < DEAD_FROM && !(offsets[i] & 1))
+			offsets[kept++] = offsets[i];
+	return kept;
+}
+
 /* An empty tracker holds no memory: nothing is allocated before a record. */
 static void swap_prefetch_test_tracker_empty(struct kunit *test)
 {
@@ -154,7 +167,7 @@ static void swap_prefetch_test_tracker_chunk_boundary(struct kunit *test)
 static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 {
 	struct swap_prefetch_tracker *t = new_tracker(test, 4);
-	unsigned long total = 10 * SLOTS, off, trimmed = 0, stale = 0;
+	unsigned long total = 10 * SLOTS, off, trimmed = 0, stale = 0, dead = 0;
 	struct swap_prefetch_candidate got[8];
 	unsigned long recycled, counts[1];
 	bool wake;
@@ -167,10 +180,11 @@ static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
 		/* kprefetchd, woken, trims at once. */
 		if (test_bit(0, &t->trim))
-			trimmed += swap_prefetch_tracker_trim(t);
+			trimmed += swap_prefetch_tracker_trim(t, NULL, &dead);
 		KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	}
 	KUNIT_EXPECT_GT(test, trimmed, 0UL);
+	KUNIT_EXPECT_EQ(test, dead, 0UL);
 	/* Nothing lost on the way: what is left plus what was trimmed. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 1) + trimmed,
 			total);
@@ -330,7 +344,8 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 			break;
 		default:
 			if (rnd & 0x10000000)
-				swap_prefetch_tracker_trim(t);
+				swap_prefetch_tracker_trim(t, odd_are_dead,
+							   &stale);
 			else
 				swap_prefetch_tracker_purge(t, (rnd >> 3) % 2);
 			asleep |= !atomic_long_read(&t->nr_chunks);
@@ -344,12 +359,50 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 	}
 }
 
+/*
+ * A job that swaps and exits leaves dead entries, newer than a set that
+ * is still out: past the cap the dead go first, and every live entry is
+ * kept, in order, with memory within the cap.
+ */
+static void swap_prefetch_test_tracker_trim_dead_first(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 4);
+	unsigned long off, dead = 0, recycled = 0, stale = 0;
+	struct swap_prefetch_candidate *got;
+	unsigned int i, n;
+
+	got = kunit_kcalloc(test, SLOTS + 500, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	/* The set: 0, 2, ..., 998 live, the odd ones between them dead. */
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 1000), 1000L);
+	/* Then 10 chunks' worth of dead entries, trimmed as kprefetchd would. */
+	for (off = DEAD_FROM; off < DEAD_FROM + 10 * SLOTS; off++) {
+		KUNIT_ASSERT_EQ(test, add(t, 0, 0, off, 1), 1L);
+		if (test_bit(0, &t->trim))
+			recycled += swap_prefetch_tracker_trim(t, odd_are_dead,
+							       &dead);
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
+	}
+	KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	KUNIT_EXPECT_GT(test, dead, 0UL);
+	/* The open chunk's dead entries, then all 500 live ones in order. */
+	swap_prefetch_tracker_trim(t, odd_are_dead, &dead);
+	n = swap_prefetch_tracker_pop(t, got, SLOTS + 500, &stale);
+	for (i = 0; i < n && swp_offset(got[i].entry) >= DEAD_FROM; i++)
+		;
+	KUNIT_ASSERT_EQ(test, n - i, 500U);
+	for (; i < n; i++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
+				(pgoff_t)998 - 2 * (i - (n - 500)));
+}
+
 static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_empty),
 	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
 	KUNIT_CASE(swap_prefetch_test_tracker_chunk_boundary),
 	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
+	KUNIT_CASE(swap_prefetch_test_tracker_trim_dead_first),
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
 	KUNIT_CASE(swap_prefetch_test_tracker_types),
 	KUNIT_CASE(swap_prefetch_test_tracker_purge),

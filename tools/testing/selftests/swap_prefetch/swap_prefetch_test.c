@@ -1021,7 +1021,8 @@ static void print_zones(void)
 static void explain_failure(void)
 {
 	static const char * const fields[] = {
-		"MemFree", "SwapCached", "SwapTotal", "SwapFree",
+		"MemFree", "AnonPages", "Mapped", "Slab", "SwapCached",
+		"SwapTotal", "SwapFree",
 	};
 	char *trace;
 	size_t i;
