@@ -1563,6 +1563,7 @@ static unsigned int kprefetchd_sieve(unsigned int type, u32 *offsets,
 	for (i = 0; i < nr; i++) {
 		if (offsets[i] >= si->max)
 			continue;
+		/* Unlocked: a stale answer only keeps or drops one entry. */
 		map = data_race(READ_ONCE(si->swap_map[offsets[i]]));
 		if (map && !(map & SWAP_HAS_CACHE) && map != SWAP_MAP_BAD)
 			offsets[kept++] = offsets[i];

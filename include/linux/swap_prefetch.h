@@ -147,7 +147,7 @@ struct swap_prefetch_shard {
 struct swap_prefetch_tracker {
 	struct swap_prefetch_shard __percpu *shards;
 	struct llist_head full;
-	spinlock_t lock;
+	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
 	struct list_head chunks;
 	atomic_long_t nr_chunks;
 	unsigned long max_chunks;

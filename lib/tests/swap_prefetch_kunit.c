@@ -302,16 +302,17 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 	unsigned long recycled, stale = 0;
 	bool wake, asleep = false;
 	unsigned int step, shard;
+	long added;
 	u32 rnd = 1;
 
 	/* The first record into an empty tracker wakes; the next does not. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, shard_nr(t, 0),
-							 swp_entry(0, 1), 1,
-							 &recycled, &wake), 1L);
+	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 1), 1,
+					  &recycled, &wake);
+	KUNIT_EXPECT_EQ(test, added, 1L);
 	KUNIT_EXPECT_TRUE(test, wake);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, shard_nr(t, 0),
-							 swp_entry(0, 2), 1,
-							 &recycled, &wake), 1L);
+	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 2), 1,
+					  &recycled, &wake);
+	KUNIT_EXPECT_EQ(test, added, 1L);
 	KUNIT_EXPECT_FALSE(test, wake);
 
 	/*
@@ -439,6 +440,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	struct swap_prefetch_shard *other = shard_nr(t, 1);
 	unsigned long contended, counts[1], recycled = 42;
 	bool wake = true;
+	long added;
 
 	if (!IS_ENABLED(CONFIG_SMP) && !IS_ENABLED(CONFIG_DEBUG_SPINLOCK))
 		kunit_skip(test, "spin_trylock() always succeeds on this UP kernel");
@@ -446,21 +448,21 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	add_one(test, t, 1);
 	contended = vm_event(test, SWAP_PREFETCH_CONTENDED);
 	spin_lock(&locked->lock);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, locked, swp_entry(0, 2),
-							 1, &recycled, &wake),
-			-EBUSY);
+	added = swap_prefetch_tracker_add(t, locked, swp_entry(0, 2), 1,
+					  &recycled, &wake);
+	KUNIT_EXPECT_EQ(test, added, -EBUSY);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	KUNIT_EXPECT_FALSE(test, wake);
 	/* The hook's wrapper counts the skip, once per swap-out. */
-	KUNIT_EXPECT_FALSE(test, swap_prefetch_tracker_record(t, locked,
-							       swp_entry(0, 2), 4));
+	wake = swap_prefetch_tracker_record(t, locked, swp_entry(0, 2), 4);
+	KUNIT_EXPECT_FALSE(test, wake);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED),
 			contended + 1);
-	if (other)
-		KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_add(t, other,
-								 swp_entry(0, 3),
-								 1, &recycled,
-								 &wake), 1L);
+	if (other) {
+		added = swap_prefetch_tracker_add(t, other, swp_entry(0, 3), 1,
+						  &recycled, &wake);
+		KUNIT_EXPECT_EQ(test, added, 1L);
+	}
 	spin_unlock(&locked->lock);
 
 	if (!other)

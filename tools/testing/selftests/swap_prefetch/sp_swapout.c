@@ -59,7 +59,7 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--runs N] [--hog-mib M]\n", prog);
 	exit(2);
@@ -87,14 +87,14 @@ int main(int argc, char **argv)
 			hog_mib = strtoul(optarg, NULL, 0);
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	if (runs < 1 || runs > 64 || !hog_mib)
-		usage(argv[0]);
+		print_usage(argv[0]);
 	if (access(VM "swap_prefetch", W_OK)) {
-		fprintf(stderr, "no writable %sswap_prefetch: needs root and CONFIG_SWAP_PREFETCH\n",
-			VM);
+		fprintf(stderr, "no writable %sswap_prefetch: %s\n", VM,
+			"needs root and CONFIG_SWAP_PREFETCH");
 		return 2;
 	}
 	if (sp_meminfo("SwapTotal") < (long)hog_mib * 1024) {
