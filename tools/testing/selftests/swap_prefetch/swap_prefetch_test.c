@@ -164,6 +164,118 @@ static void read_counters(long *val)
 		val[i] = sp_vmstat(counters[i]);
 }
 
+#define TRACING		"/sys/kernel/tracing/"
+#define TRACE_EVENTS	TRACING "events/swap_prefetch/"
+
+/* A whole tracefs file as one string; the caller frees it. */
+static char *read_whole(const char *path)
+{
+	size_t len = 0, size = 1 << 16;
+	char *buf = malloc(size + 1);
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf + len, size - len)) > 0) {
+		len += n;
+		if (len == size) {
+			char *bigger = realloc(buf, 2 * size + 1);
+
+			if (!bigger)
+				break;
+			buf = bigger;
+			size *= 2;
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+/* Record kprefetchd's decisions during a test, if tracefs is there. */
+static void watch_begin(void)
+{
+	if (access(TRACE_EVENTS "enable", W_OK))
+		return;
+	close(open(TRACING "trace", O_WRONLY | O_TRUNC));
+	sp_write(TRACE_EVENTS "enable", "1");
+}
+
+/* Count each distinct "@key=value" in the trace and print the counts. */
+static void print_tally(const char *trace, const char *key)
+{
+	char seen[16][32];
+	unsigned int count[16] = { 0 }, nr = 0, i;
+	size_t klen = strlen(key);
+	const char *p = trace;
+	char val[32];
+
+	while ((p = strstr(p, key))) {
+		p += klen;
+		if (sscanf(p, "%31[a-z_]", val) != 1)
+			continue;
+		for (i = 0; i < nr && strcmp(seen[i], val); i++)
+			;
+		if (i == nr) {
+			if (nr == ARRAY_SIZE(seen))
+				continue;
+			snprintf(seen[nr++], sizeof(seen[0]), "%s", val);
+		}
+		count[i]++;
+	}
+	for (i = 0; i < nr; i++)
+		ksft_print_msg("  %s%s: %u\n", key, seen[i], count[i]);
+}
+
+/* Each zone's free pages against its high watermark: room for prefetch. */
+static void print_zones(void)
+{
+	char line[256], zone[64] = "";
+	long free = -1, high;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %*d, zone %63s", zone) == 1) {
+			free = -1;
+		} else if (sscanf(line, " pages free %ld", &free) == 1) {
+			continue;
+		} else if (free >= 0 && sscanf(line, " high %ld", &high) == 1) {
+			ksft_print_msg("zone %s: %ld pages free, high %ld\n",
+				       zone, free, high);
+			free = -1;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* After a failure: what held kprefetchd back, and the memory it saw. */
+static void explain_failure(void)
+{
+	static const char * const fields[] = {
+		"MemFree", "AnonPages", "Mapped", "Slab", "SwapCached",
+		"SwapTotal", "SwapFree",
+	};
+	char *trace;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++)
+		ksft_print_msg("%s: %ld KiB\n", fields[i], sp_meminfo(fields[i]));
+	print_zones();
+	trace = read_whole(TRACING "trace");
+	if (!trace)
+		return;
+	ksft_print_msg("kprefetchd's decisions during the test:\n");
+	print_tally(trace, "verdict=");
+	print_tally(trace, "stop=");
+	free(trace);
+}
+
 /* Wait until @pct of the set is back, polling; seconds taken or -1. */
 static int wait_resident(struct ws *w, unsigned int pct, int timeout_s)
 {
@@ -184,6 +296,7 @@ static int wait_resident(struct ws *w, unsigned int pct, int timeout_s)
 		       sp_meminfo("MemFree"));
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
 		ksft_print_msg("  %s +%ld\n", counters[i], after[i] - before[i]);
+	explain_failure();
 	return -1;
 }
 
@@ -633,41 +746,8 @@ static void test_writeback_elsewhere(void)
 	ws_free(&w);
 }
 
-#define TRACING		"/sys/kernel/tracing/"
-#define TRACE_EVENTS	TRACING "events/swap_prefetch/"
-
-/* A whole tracefs file as one string; the caller frees it. */
-static char *read_whole(const char *path)
-{
-	size_t len = 0, size = 1 << 16;
-	char *buf = malloc(size + 1);
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((n = read(fd, buf + len, size - len)) > 0) {
-		len += n;
-		if (len == size) {
-			char *bigger = realloc(buf, 2 * size + 1);
-
-			if (!bigger)
-				break;
-			buf = bigger;
-			size *= 2;
-		}
-	}
-	close(fd);
-	buf[len] = 0;
-	return buf;
-}
-
-/* Does a swap_prefetch_round line report pages read? */
-static bool trace_has_round_with_reads(const char *trace)
+/* The first swap_prefetch_round event that reports pages read, or NULL. */
+static const char *round_with_reads(const char *trace)
 {
 	const char *p = trace;
 	unsigned int batch, nr_read;
@@ -676,15 +756,15 @@ static bool trace_has_round_with_reads(const char *trace)
 		p += strlen("swap_prefetch_round: ");
 		if (sscanf(p, "batch=%u read=%u", &batch, &nr_read) == 2 &&
 		    nr_read > 0 && nr_read <= batch)
-			return true;
+			return p;
 	}
-	return false;
+	return NULL;
 }
 
-/* One example of an event, for whoever reads the log. */
-static void print_first_line(const char *trace, const char *event)
+/* The line of @trace that @p points into, for whoever reads the log. */
+static void print_line_at(const char *trace, const char *p)
 {
-	const char *p = strstr(trace, event), *start, *end;
+	const char *start, *end;
 
 	if (!p)
 		return;
@@ -732,12 +812,12 @@ static void test_trace_events(void)
 	/* The hog's swap-out is what held prefetch back. */
 	delay_ok = strstr(trace, "verdict=busy activity=") &&
 		   strstr(trace, "pswpout");
-	round_ok = trace_has_round_with_reads(trace);
+	round_ok = round_with_reads(trace);
 	ksft_print_msg("back after %d s; enums resolved: %s, busy on pswpout: %s, reads: %s\n",
 		       s, fmt_ok ? "yes" : "no", delay_ok ? "yes" : "no",
 		       round_ok ? "yes" : "no");
-	print_first_line(trace, "swap_prefetch_delay: ");
-	print_first_line(trace, "swap_prefetch_round: ");
+	print_line_at(trace, strstr(trace, "verdict=busy activity=pswpout"));
+	print_line_at(trace, round_with_reads(trace));
 	ksft_test_result(fmt_ok && delay_ok && round_ok && s >= 0, "%s\n", name);
 	free(trace);
 	ws_free(&w);
@@ -964,85 +1044,6 @@ static bool wanted(const char *name, int argc, char **argv)
 		if (!strcmp(argv[i], name))
 			return true;
 	return false;
-}
-
-/* Record kprefetchd's decisions during a test, if tracefs is there. */
-static void watch_begin(void)
-{
-	if (access(TRACE_EVENTS "enable", W_OK))
-		return;
-	close(open(TRACING "trace", O_WRONLY | O_TRUNC));
-	sp_write(TRACE_EVENTS "enable", "1");
-}
-
-/* Count each distinct "@key=value" in the trace and print the counts. */
-static void print_tally(const char *trace, const char *key)
-{
-	char seen[16][32];
-	unsigned int count[16] = { 0 }, nr = 0, i;
-	size_t klen = strlen(key);
-	const char *p = trace;
-	char val[32];
-
-	while ((p = strstr(p, key))) {
-		p += klen;
-		if (sscanf(p, "%31[a-z_]", val) != 1)
-			continue;
-		for (i = 0; i < nr && strcmp(seen[i], val); i++)
-			;
-		if (i == nr) {
-			if (nr == ARRAY_SIZE(seen))
-				continue;
-			snprintf(seen[nr++], sizeof(seen[0]), "%s", val);
-		}
-		count[i]++;
-	}
-	for (i = 0; i < nr; i++)
-		ksft_print_msg("  %s%s: %u\n", key, seen[i], count[i]);
-}
-
-/* Each zone's free pages against its high watermark: room for prefetch. */
-static void print_zones(void)
-{
-	char line[256], zone[64] = "";
-	long free = -1, high;
-	FILE *f = fopen("/proc/zoneinfo", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %*d, zone %63s", zone) == 1) {
-			free = -1;
-		} else if (sscanf(line, " pages free %ld", &free) == 1) {
-			continue;
-		} else if (free >= 0 && sscanf(line, " high %ld", &high) == 1) {
-			ksft_print_msg("zone %s: %ld pages free, high %ld\n",
-				       zone, free, high);
-			free = -1;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
-/* After a failure: what held kprefetchd back, and the memory it saw. */
-static void explain_failure(void)
-{
-	static const char * const fields[] = {
-		"MemFree", "AnonPages", "Mapped", "Slab", "SwapCached",
-		"SwapTotal", "SwapFree",
-	};
-	char *trace;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(fields); i++)
-		ksft_print_msg("%s: %ld KiB\n", fields[i], sp_meminfo(fields[i]));
-	print_zones();
-	trace = read_whole(TRACING "trace");
-	if (!trace)
-		return;
-	ksft_print_msg("kprefetchd's decisions during the test:\n");
-	print_tally(trace, "verdict=");
-	print_tally(trace, "stop=");
-	free(trace);
 }
 
 int main(int argc, char **argv)
