@@ -103,6 +103,8 @@ static unsigned long kprefetchd_io_sectors, kprefetchd_io_own;
 /* CPU time at the last CPU sample: when, idle, kprefetchd's own. */
 static u64 kprefetchd_cpu_at, kprefetchd_cpu_idle, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
+/* The dead entries were sifted out since the VM was last found busy. */
+static bool kprefetchd_sifted;
 /* Bit 0: a sysctl changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
@@ -497,6 +499,31 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 	return dropped;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_trim);
+
+/**
+ * swap_prefetch_tracker_sift - drop every entry no longer worth reading
+ * @t: the tracker
+ * @sieve: keeps the offsets still worth reading
+ *
+ * For the first read after a busy period: the job that made it busy has
+ * often exited, and its entries, the newest, would each cost a round a
+ * slot of its batch.  Closes the shards' open chunks too.
+ *
+ * Return: the number of entries dropped.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_tracker_sift(struct swap_prefetch_tracker *t,
+			   swap_prefetch_sieve_t sieve)
+{
+	unsigned long dead;
+
+	spin_lock(&t->lock);
+	swap_prefetch_tracker_collect_all(t);
+	dead = swap_prefetch_tracker_compact(t, sieve);
+	spin_unlock(&t->lock);
+	return dead;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_sift);
 
 /**
  * swap_prefetch_tracker_purge - forget every entry of a swap device
@@ -1478,6 +1505,32 @@ static unsigned int kprefetchd_ms_to_next(void)
 	return left > 0 ? jiffies_to_msecs(left) : 0;
 }
 
+/*
+ * The offsets of swap @type still worth reading: swapped out and not in
+ * the swap cache.  A racy look at the swap map: a wrong guess keeps a
+ * stale entry, which the read skips, or drops one read too late.
+ */
+static unsigned int kprefetchd_sieve(unsigned int type, u32 *offsets,
+				     unsigned int nr)
+{
+	struct swap_info_struct *si = swap_prefetch_get_type(type);
+	unsigned int i, kept = 0;
+	unsigned char map;
+
+	if (!si)
+		return 0;
+	for (i = 0; i < nr; i++) {
+		if (offsets[i] >= si->max)
+			continue;
+		/* Unlocked: a stale answer only keeps or drops one entry. */
+		map = data_race(READ_ONCE(si->swap_map[offsets[i]]));
+		if (map && !(map & SWAP_HAS_CACHE) && map != SWAP_MAP_BAD)
+			offsets[kept++] = offsets[i];
+	}
+	put_swap_device(si);
+	return kept;
+}
+
 static void kprefetchd_do_round(void)
 {
 	struct swap_prefetch_snapshot snap;
@@ -1490,11 +1543,18 @@ static void kprefetchd_do_round(void)
 	verdict = swap_prefetch_pace(&kprefetchd_pacer, &snap, jiffies, &t,
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
+		kprefetchd_sifted = false;
 		count_vm_event(SWAP_PREFETCH_DELAYED);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),
 					  atomic_long_read(&swap_prefetch_global.nr_chunks));
 		return;
+	}
+	if (!kprefetchd_sifted) {
+		count_vm_events(SWAP_PREFETCH_STALE,
+				swap_prefetch_tracker_sift(&swap_prefetch_global,
+							   kprefetchd_sieve));
+		kprefetchd_sifted = true;
 	}
 	kprefetchd_read_batch(batch, &t);
 }
@@ -1544,32 +1604,6 @@ static bool kprefetchd_wait_work(void)
 					     kprefetchd_pacer.next - now);
 	return test_and_clear_bit(0, &kprefetchd_kick) ||
 	       time_after_eq(jiffies, kprefetchd_pacer.next);
-}
-
-/*
- * The offsets of swap @type still worth reading: swapped out and not in
- * the swap cache.  A racy look at the swap map: a wrong guess keeps a
- * stale entry, which the read skips, or drops one read too late.
- */
-static unsigned int kprefetchd_sieve(unsigned int type, u32 *offsets,
-				     unsigned int nr)
-{
-	struct swap_info_struct *si = swap_prefetch_get_type(type);
-	unsigned int i, kept = 0;
-	unsigned char map;
-
-	if (!si)
-		return 0;
-	for (i = 0; i < nr; i++) {
-		if (offsets[i] >= si->max)
-			continue;
-		/* Unlocked: a stale answer only keeps or drops one entry. */
-		map = data_race(READ_ONCE(si->swap_map[offsets[i]]));
-		if (map && !(map & SWAP_HAS_CACHE) && map != SWAP_MAP_BAD)
-			offsets[kept++] = offsets[i];
-	}
-	put_swap_device(si);
-	return kept;
 }
 
 static void kprefetchd_trim(void)

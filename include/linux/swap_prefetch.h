@@ -355,6 +355,8 @@ bool swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
 unsigned long swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 					 swap_prefetch_sieve_t sieve,
 					 unsigned long *dead);
+unsigned long swap_prefetch_tracker_sift(struct swap_prefetch_tracker *t,
+					 swap_prefetch_sieve_t sieve);
 unsigned long swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t,
 					  int type);
 unsigned long swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,

@@ -397,6 +397,26 @@ static void swap_prefetch_test_tracker_trim_dead_first(struct kunit *test)
 				(pgoff_t)998 - 2 * (i - (n - 500)));
 }
 
+/*
+ * After a busy period, the first read sifts the whole tracker: a job's
+ * dead entries, newest and spread over several chunks, are gone, the
+ * live ones remain in order, packed into fewer chunks.
+ */
+static void swap_prefetch_test_tracker_sift(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	static const pgoff_t want[] = { 8, 6, 4, 2, 0 };
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 10), 10L);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, DEAD_FROM, 3 * SLOTS),
+			(long)3 * SLOTS);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 4L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, odd_are_dead),
+			(unsigned long)3 * SLOTS + 5);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
+	expect_order(test, t, want, ARRAY_SIZE(want));
+}
+
 static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_empty),
 	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
@@ -404,6 +424,7 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_dead_first),
+	KUNIT_CASE(swap_prefetch_test_tracker_sift),
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
 	KUNIT_CASE(swap_prefetch_test_tracker_types),
 	KUNIT_CASE(swap_prefetch_test_tracker_purge),
