@@ -408,11 +408,11 @@ static void swap_prefetch_test_tracker_sift(struct kunit *test)
 	static const pgoff_t want[] = { 8, 6, 4, 2, 0 };
 
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 10), 10L);
-	KUNIT_ASSERT_EQ(test, add(t, 0, 0, DEAD_FROM, 3 * SLOTS),
-			(long)3 * SLOTS);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, DEAD_FROM, 3L * SLOTS),
+			3L * SLOTS);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 4L);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, odd_are_dead),
-			(unsigned long)3 * SLOTS + 5);
+			3UL * SLOTS + 5);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
 	expect_order(test, t, want, ARRAY_SIZE(want));
 }
