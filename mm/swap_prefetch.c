@@ -40,7 +40,6 @@
 #include <linux/blkdev.h>
 #include <linux/debugfs.h>
 #include <linux/freezer.h>
-#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/ioprio.h>
 #include <linux/kernel_stat.h>
