@@ -159,6 +159,16 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_init);
 
+/* Start @c over, empty, for swap @type at its current generation. */
+static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
+				      struct swap_prefetch_chunk *c,
+				      unsigned int type)
+{
+	c->type = type;
+	c->gen = READ_ONCE(t->gen[type]);
+	c->nr = 0;
+}
+
 /*
  * A fresh chunk for @type, if the cap allows one.  *@wake is set if
  * kprefetchd must be woken: the tracker held no chunk before (kprefetchd
@@ -183,9 +193,7 @@ swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
 		free_page((unsigned long)c);
 		return NULL;
 	}
-	c->type = type;
-	c->gen = READ_ONCE(t->gen[type]);
-	c->nr = 0;
+	swap_prefetch_chunk_reset(t, c, type);
 	if (nr == 1)
 		*wake = true;
 	if (nr >= t->max_chunks - t->max_chunks / 8 &&
@@ -201,20 +209,20 @@ static void swap_prefetch_chunk_free(struct swap_prefetch_tracker *t,
 	atomic_long_dec(&t->nr_chunks);
 }
 
+/* Take a collected chunk off t->chunks and free it.  Caller holds t->lock. */
+static void swap_prefetch_chunk_drop(struct swap_prefetch_tracker *t,
+				     struct swap_prefetch_chunk *c)
+{
+	lockdep_assert_held(&t->lock);
+	list_del(&c->list);
+	swap_prefetch_chunk_free(t, c);
+}
+
 /* Was the chunk's device purged since it was opened? */
 static bool swap_prefetch_chunk_stale(struct swap_prefetch_tracker *t,
 				      const struct swap_prefetch_chunk *c)
 {
 	return c->gen != READ_ONCE(t->gen[c->type]);
-}
-
-static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
-				      struct swap_prefetch_chunk *c,
-				      unsigned int type)
-{
-	c->type = type;
-	c->gen = READ_ONCE(t->gen[type]);
-	c->nr = 0;
 }
 
 /*
@@ -388,8 +396,7 @@ swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 			nr++;
 		}
 		if (purged || !c->nr) {
-			list_del(&c->list);
-			swap_prefetch_chunk_free(t, c);
+			swap_prefetch_chunk_drop(t, c);
 		}
 	}
 	spin_unlock(&t->lock);
@@ -451,8 +458,7 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 			swap_prefetch_chunk_shift(c, n);
 		}
 		if (!c->nr) {
-			list_del(&c->list);
-			swap_prefetch_chunk_free(t, c);
+			swap_prefetch_chunk_drop(t, c);
 			continue;
 		}
 		dst = c;
@@ -491,8 +497,7 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 		if (atomic_long_read(&t->nr_chunks) <= target)
 			break;
 		dropped += c->nr;
-		list_del(&c->list);
-		swap_prefetch_chunk_free(t, c);
+		swap_prefetch_chunk_drop(t, c);
 	}
 	spin_unlock(&t->lock);
 	return dropped;
@@ -553,8 +558,7 @@ swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t, int type)
 		if (!swap_prefetch_chunk_stale(t, c))
 			continue;
 		removed += c->nr;
-		list_del(&c->list);
-		swap_prefetch_chunk_free(t, c);
+		swap_prefetch_chunk_drop(t, c);
 	}
 	spin_unlock(&t->lock);
 	return removed;
