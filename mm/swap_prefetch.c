@@ -395,9 +395,8 @@ swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 			cand[nr].gen = c->gen;
 			nr++;
 		}
-		if (purged || !c->nr) {
+		if (purged || !c->nr)
 			swap_prefetch_chunk_drop(t, c);
-		}
 	}
 	spin_unlock(&t->lock);
 	return nr;
