@@ -62,6 +62,7 @@
 #include <linux/zswap.h>
 #include <kunit/visibility.h>
 
+#include "internal.h"
 #include "swap.h"
 
 #define CREATE_TRACE_POINTS
@@ -734,7 +735,11 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_cpu_busy);
 VISIBLE_IF_KUNIT enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 {
-	/* What prefetch may fill: no more than two thirds of RAM. */
+	/*
+	 * What prefetch may fill: no more than two thirds of RAM.  Swap cache
+	 * that prefetch did not read (readahead, orphans of exited tasks) is
+	 * as cheap to drop as free memory, and must not hold prefetch off.
+	 */
 	unsigned long mapped_limit = s->totalram / 3 * 2;
 
 	if (s->activity)
@@ -751,7 +756,7 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 		return SWAP_PREFETCH_SWAP_IO;
 	if (s->cpu_busy)
 		return SWAP_PREFETCH_CPU_BUSY;
-	if (s->mapped + s->slab + s->swapcache >= mapped_limit)
+	if (s->mapped + s->slab + s->prefetched >= mapped_limit)
 		return SWAP_PREFETCH_MAPPED;
 	return SWAP_PREFETCH_GO;
 }
@@ -931,6 +936,26 @@ VISIBLE_IF_KUNIT bool swap_prefetch_memcg_room_ok(unsigned long usage,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_memcg_room_ok);
 
+/**
+ * swap_prefetch_swap_room_ok - may prefetch hold pages of a swap user?
+ * @used: swap slots in use, by the memcg or the whole system
+ * @limit: the slots it may use
+ *
+ * A prefetched page keeps its swap slot, and reclaim can drop it only
+ * while it scans anonymous pages, which it stops doing once swap is full
+ * (can_reclaim_anon_pages()).  Prefetch therefore reads only while at
+ * most half of the swap is in use: the same line vm_swap_full() draws for
+ * the whole system.
+ *
+ * Return: true if less than half of @limit is in use.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_swap_room_ok(unsigned long used,
+						 unsigned long limit)
+{
+	return used < limit - limit / 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_swap_room_ok);
+
 /* Mechanism: the hooks and kprefetchd. */
 
 /**
@@ -991,6 +1016,94 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 					 raw_cpu_ptr(swap_prefetch_global.shards),
 					 entry, nr))
 		wake_up_interruptible(&kprefetchd_wait);
+}
+
+/**
+ * swap_prefetch_folio_unused - did prefetch read this folio for nothing?
+ * @folio: a locked folio in the swap cache
+ *
+ * Return: true while the folio's swap cache entry has %SWAP_PREFETCH_MARK.
+ */
+bool swap_prefetch_folio_unused(struct folio *folio)
+{
+	struct address_space *space = swap_address_space(folio->swap);
+
+	return xa_marked(&space->i_pages, SWAP_PREFETCH_MARK) &&
+	       xa_get_mark(&space->i_pages, swap_cache_index(folio->swap),
+			   SWAP_PREFETCH_MARK);
+}
+
+/**
+ * __swap_prefetch_note_use - a prefetched page was looked up to be used
+ * @folio: the folio found
+ * @space: the swap cache address space
+ * @index: the entry's index in it
+ *
+ * kprefetchd's read did not count as a refault (workingset_refault() is
+ * skipped for it): the first real use does, as it would have without
+ * prefetch, so that the kernel's thrashing detection still sees it.
+ *
+ * Takes the swap cache's xarray lock, which the swap-in paths take anyway
+ * to add and delete folios, and only for an entry that is marked.
+ */
+void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
+			      pgoff_t index)
+{
+	XA_STATE(xas, &space->i_pages, index);
+	bool used = false, refault = false;
+
+	if (!xa_get_mark(&space->i_pages, index, SWAP_PREFETCH_MARK))
+		return;
+	xas_lock_irq(&xas);
+	xas_load(&xas);
+	if (xas_get_mark(&xas, SWAP_PREFETCH_MARK)) {
+		used = true;
+		refault = xas_get_mark(&xas, SWAP_PREFETCH_REFAULT_MARK);
+		xas_clear_mark(&xas, SWAP_PREFETCH_MARK);
+		xas_clear_mark(&xas, SWAP_PREFETCH_REFAULT_MARK);
+	}
+	xas_unlock_irq(&xas);
+	if (used)
+		count_vm_event(SWAP_PREFETCH_USED);
+	if (refault)
+		lruvec_stat_mod_folio(folio, WORKINGSET_REFAULT_ANON,
+				      folio_nr_pages(folio));
+}
+EXPORT_SYMBOL_IF_KUNIT(__swap_prefetch_note_use);
+
+/**
+ * __swap_prefetch_note_drop - a prefetched page leaves the swap cache unused
+ * @xas: the folio's entry, with the swap cache's xarray locked
+ * @shadow: the shadow entry reclaim leaves behind, NULL if the slot is freed
+ */
+void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
+{
+	xas_load(xas);
+	if (!xas_get_mark(xas, SWAP_PREFETCH_MARK))
+		return;
+	xas_clear_mark(xas, SWAP_PREFETCH_MARK);
+	xas_clear_mark(xas, SWAP_PREFETCH_REFAULT_MARK);
+	count_vm_event(shadow ? SWAP_PREFETCH_UNUSED_RECLAIMED :
+				SWAP_PREFETCH_UNUSED_FREED);
+}
+EXPORT_SYMBOL_IF_KUNIT(__swap_prefetch_note_drop);
+
+/*
+ * Mark a folio that kprefetchd has just added to the swap cache, and
+ * whether its read replaced a shadow entry (@refault).
+ */
+static void kprefetchd_mark_unused(struct folio *folio, bool refault)
+{
+	struct address_space *space = swap_address_space(folio->swap);
+	pgoff_t index = swap_cache_index(folio->swap);
+
+	/* Locked for the read: it cannot leave the swap cache meanwhile. */
+	xa_lock_irq(&space->i_pages);
+	__xa_set_mark(&space->i_pages, index, SWAP_PREFETCH_MARK);
+	if (refault)
+		__xa_set_mark(&space->i_pages, index,
+			      SWAP_PREFETCH_REFAULT_MARK);
+	xa_unlock_irq(&space->i_pages);
 }
 
 /**
@@ -1207,6 +1320,22 @@ static bool kprefetchd_cpu_busy(void)
 	return kprefetchd_cpu_was_busy;
 }
 
+/*
+ * Pages read and not yet used or dropped, from the counters that
+ * kprefetchd_read_activity() has just summed.  A fault that finds a folio
+ * in the moment between its insertion and its mark is not seen as a use:
+ * that page counts as unused until it leaves the swap cache.
+ */
+static unsigned long kprefetchd_unused_pages(void)
+{
+	long unused = kprefetchd_events[SWAP_PREFETCH_READ] -
+		      kprefetchd_events[SWAP_PREFETCH_USED] -
+		      kprefetchd_events[SWAP_PREFETCH_UNUSED_RECLAIMED] -
+		      kprefetchd_events[SWAP_PREFETCH_UNUSED_FREED];
+
+	return max(unused, 0L);
+}
+
 static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 				     const struct swap_prefetch_tunables *t)
 {
@@ -1221,14 +1350,24 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 		    global_node_page_state(NR_ANON_MAPPED);
 	s->slab = global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
 		  global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
-	s->swapcache = total_swapcache_pages();
+	s->prefetched = kprefetchd_unused_pages();
 	s->swap_full = vm_swap_full();
 }
 
 #ifdef CONFIG_MEMCG
+/* Is more than half of @memcg's memory.swap.max in use?  cgroup v2 only. */
+static bool kprefetchd_memcg_swap_full(struct mem_cgroup *memcg)
+{
+	if (!cgroup_subsys_on_dfl(memory_cgrp_subsys))
+		return false;
+	return !swap_prefetch_swap_room_ok(page_counter_read(&memcg->swap),
+					   READ_ONCE(memcg->swap.max));
+}
+
 /*
  * A non-blocking charge fails only at memory.max and ignores memory.high,
- * so check both, on every ancestor, before allocating.
+ * so check both, on every ancestor, before allocating; and the swap
+ * headroom, without which the page could not be reclaimed again.
  */
 static bool kprefetchd_memcg_has_room(swp_entry_t entry)
 {
@@ -1245,7 +1384,8 @@ static bool kprefetchd_memcg_has_room(swp_entry_t entry)
 					  READ_ONCE(memcg->memory.max));
 
 		if (!swap_prefetch_memcg_room_ok(page_counter_read(&memcg->memory),
-						 limit)) {
+						 limit) ||
+		    kprefetchd_memcg_swap_full(memcg)) {
 			room = false;
 			break;
 		}
@@ -1350,7 +1490,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 	enum kprefetchd_outcome ret = KPREFETCHD_READ;
 	struct swap_info_struct *si;
 	struct folio *folio;
-	bool allocated;
+	bool allocated, refault;
 
 	si = get_swap_device(entry);
 	if (!si)
@@ -1366,6 +1506,8 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 		goto out;
 	}
 
+	/* A racy look: a shadow that goes meanwhile costs one count. */
+	refault = get_shadow_from_swap_cache(entry);
 	folio = __read_swap_cache_async(entry, gfp, mpol, NO_INTERLEAVE_INDEX,
 					&allocated, true);
 	if (!folio) {
@@ -1373,6 +1515,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 		goto out;
 	}
 	if (allocated) {
+		kprefetchd_mark_unused(folio, refault);
 		swap_read_folio(folio, splug);
 		/* The caller waits for the read, then drops the reference. */
 		*foliop = folio;
@@ -1435,6 +1578,21 @@ kprefetchd_read_slice(unsigned int want, unsigned int *nr_read,
 	return stop;
 }
 
+/*
+ * Wait for a read and drop kprefetchd's reference.  A page still unused
+ * goes to the tail of the inactive list (MGLRU: the oldest generation),
+ * where reclaim looks first: it is a guess, it can go without I/O, and it
+ * must not push out what the workload used more recently.  The rotation
+ * is batched; the caller drains it.
+ */
+static void kprefetchd_finish_read(struct folio *folio)
+{
+	folio_wait_locked(folio);
+	if (folio_test_swapcache(folio) && !folio_mapped(folio))
+		folio_rotate_reclaimable(folio);
+	folio_put(folio);
+}
+
 /* Read up to @batch of the newest entries; returns the pages read. */
 static unsigned int kprefetchd_read_batch(unsigned int batch,
 					  const struct swap_prefetch_tunables *t)
@@ -1476,7 +1634,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
 	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
 	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
-				  atomic_long_read(&swap_prefetch_global.nr_chunks));
+				  atomic_long_read(&swap_prefetch_global.nr_chunks),
+				  kprefetchd_unused_pages() + nr_read);
 	swap_prefetch_round_done(&kprefetchd_pacer, stop, jiffies, t);
 
 	/*
@@ -1484,10 +1643,9 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	 * most one batch is ever queued ahead of a returning user's faults,
 	 * and the rate follows what the device really delivers.
 	 */
-	for (i = 0; i < nr_read; i++) {
-		folio_wait_locked(kprefetchd_folios[i]);
-		folio_put(kprefetchd_folios[i]);
-	}
+	for (i = 0; i < nr_read; i++)
+		kprefetchd_finish_read(kprefetchd_folios[i]);
+	lru_add_drain();
 	return nr_read;
 }
 

@@ -6,6 +6,7 @@
 #ifndef _LINUX_SWAP_PREFETCH_H
 #define _LINUX_SWAP_PREFETCH_H
 
+#include <linux/fs.h>
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -14,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
+#include <linux/xarray.h>
 
 #ifdef CONFIG_SWAP_PREFETCH
 
@@ -22,6 +24,26 @@ extern struct task_struct *kprefetchd_task;
 
 void __swap_prefetch_record(swp_entry_t entry, unsigned long nr);
 void swap_prefetch_forget_type(int type);
+bool swap_prefetch_folio_unused(struct folio *folio);
+void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
+			      pgoff_t index);
+void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow);
+
+/*
+ * A page that kprefetchd read and nobody has used yet carries this mark
+ * on its entry in the swap cache's xarray, until it is used or leaves the
+ * swap cache.  The swap cache has no use of its own for marks: its folios
+ * are never tagged dirty (noop_dirty_folio()) nor for writeback
+ * (mapping_set_no_writeback_tags()).  The xarray's own flag says whether
+ * any entry is marked, so address spaces without prefetched pages pay
+ * one test of a flag.
+ */
+#define SWAP_PREFETCH_MARK	XA_MARK_2
+/*
+ * With SWAP_PREFETCH_MARK: the read consumed a shadow entry, so the first
+ * real use is a refault, and is counted as one then.
+ */
+#define SWAP_PREFETCH_REFAULT_MARK	XA_MARK_1
 
 /**
  * swap_prefetch_nr_to_track - how many entries of a folio reclaim may record
@@ -29,10 +51,12 @@ void swap_prefetch_forget_type(int type);
  * @on_purpose: reclaim was asked for (MADV_PAGEOUT, memory.reclaim)
  *
  * Must be sampled before __remove_mapping(), which clears folio->swap.
- * Only anonymous folios count: a never-mapped swap cache folio (unused
- * readahead or prefetch) must not be recorded again, or prefetch would
- * read back what reclaim just dropped, forever.  Pages pushed out on
- * purpose are not wanted soon, so they are not recorded either.
+ * Anonymous folios and shmem folios count.  A swap cache folio that is
+ * not anonymous is either shmem's, on its way out, or one that was read
+ * and never used: readahead's (still %PG_readahead) or prefetch's (still
+ * marked).  Those must not be recorded again, or prefetch would read back
+ * what reclaim just dropped, forever.  Pages pushed out on purpose are
+ * not wanted soon, so they are not recorded either.
  *
  * Return: the number of swap entries to record, or 0.
  */
@@ -41,7 +65,10 @@ static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
 {
 	if (!static_branch_unlikely(&swap_prefetch_enabled_key) || on_purpose)
 		return 0;
-	if (!folio_test_swapcache(folio) || !folio_test_anon(folio))
+	if (!folio_test_swapcache(folio))
+		return 0;
+	if (!folio_test_anon(folio) &&
+	    (folio_test_readahead(folio) || swap_prefetch_folio_unused(folio)))
 		return 0;
 	return folio_nr_pages(folio);
 }
@@ -55,6 +82,30 @@ static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 {
 	if (nr && static_branch_unlikely(&swap_prefetch_enabled_key))
 		__swap_prefetch_record(entry, nr);
+}
+
+/*
+ * A swap cache lookup found @folio at @index of @space for a fault, a
+ * shmem swap-in or swapoff: if prefetch read it, it was worth reading.
+ */
+static inline void swap_prefetch_note_use(struct folio *folio,
+					  struct address_space *space,
+					  pgoff_t index)
+{
+	if (xa_marked(&space->i_pages, SWAP_PREFETCH_MARK))
+		__swap_prefetch_note_use(folio, space, index);
+}
+
+/*
+ * The folio at @xas leaves the swap cache: reclaimed (a @shadow is left)
+ * or its slot freed.  The mark must go with it, or the shadow entry would
+ * keep it and pass it on to the next folio at that index.  Called with
+ * the xarray locked.
+ */
+static inline void swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
+{
+	if (xa_marked(xas->xa, SWAP_PREFETCH_MARK))
+		__swap_prefetch_note_drop(xas, shadow);
 }
 
 /*
@@ -79,6 +130,16 @@ static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 }
 
 static inline void swap_prefetch_forget_type(int type)
+{
+}
+
+static inline void swap_prefetch_note_use(struct folio *folio,
+					  struct address_space *space,
+					  pgoff_t index)
+{
+}
+
+static inline void swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
 {
 }
 
@@ -194,7 +255,8 @@ struct swap_prefetch_zone_snap {
  * @laptop_mode: vm.laptop_mode is set
  * @mapped: mapped file and anonymous pages
  * @slab: slab pages
- * @swapcache: pages in the swap cache
+ * @prefetched: pages prefetch read that are still in the swap cache and
+ *	were not used yet
  * @totalram: usable RAM
  * @swap_full: more than half of swap is in use
  */
@@ -207,7 +269,7 @@ struct swap_prefetch_snapshot {
 	bool laptop_mode;
 	unsigned long mapped;
 	unsigned long slab;
-	unsigned long swapcache;
+	unsigned long prefetched;
 	unsigned long totalram;
 	bool swap_full;
 };
@@ -385,6 +447,7 @@ void swap_prefetch_round_done(struct swap_prefetch_pacer *p,
 			      enum swap_prefetch_stop stop, unsigned long now,
 			      const struct swap_prefetch_tunables *t);
 bool swap_prefetch_memcg_room_ok(unsigned long usage, unsigned long limit);
+bool swap_prefetch_swap_room_ok(unsigned long used, unsigned long limit);
 #endif /* CONFIG_KUNIT */
 #endif /* CONFIG_SWAP_PREFETCH */
 

@@ -507,6 +507,164 @@ static struct kunit_suite swap_prefetch_trylock_suite = {
 	.test_cases = swap_prefetch_trylock_cases,
 };
 
+/*
+ * The mark that says "prefetch read this page and nobody used it yet" on
+ * a private xarray standing in for a swap cache address space.
+ */
+struct mark_test {
+	struct address_space space;
+	unsigned long folio_stand_in;
+};
+
+static struct mark_test *new_mark_test(struct kunit *test)
+{
+	struct mark_test *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	xa_init_flags(&m->space.i_pages, XA_FLAGS_LOCK_IRQ);
+	return m;
+}
+
+/* Store @entry at @index, as add_to_swap_cache() does, marked or not. */
+static void mark_test_store(struct kunit *test, struct mark_test *m,
+			    pgoff_t index, void *entry, bool marked)
+{
+	XA_STATE(xas, &m->space.i_pages, index);
+
+	xas_lock_irq(&xas);
+	xas_store(&xas, entry);
+	if (marked)
+		xas_set_mark(&xas, SWAP_PREFETCH_MARK);
+	xas_unlock_irq(&xas);
+	KUNIT_ASSERT_FALSE(test, xas_error(&xas));
+}
+
+/* Take @index out, as __delete_from_swap_cache() does. */
+static void mark_test_delete(struct mark_test *m, pgoff_t index, void *shadow)
+{
+	XA_STATE(xas, &m->space.i_pages, index);
+
+	xas_lock_irq(&xas);
+	swap_prefetch_note_drop(&xas, shadow);
+	xas_store(&xas, shadow);
+	xas_unlock_irq(&xas);
+}
+
+static bool marked(struct mark_test *m, pgoff_t index)
+{
+	return xa_get_mark(&m->space.i_pages, index, SWAP_PREFETCH_MARK);
+}
+
+/* A use is counted once, however often the page is looked up. */
+static void swap_prefetch_test_mark_used_once(struct kunit *test)
+{
+	struct mark_test *m = new_mark_test(test);
+	unsigned long used = vm_event(test, SWAP_PREFETCH_USED);
+
+	mark_test_store(test, m, 5, &m->folio_stand_in, true);
+	mark_test_store(test, m, 6, &m->folio_stand_in, false);
+	swap_prefetch_note_use(NULL, &m->space, 6);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED), used);
+	swap_prefetch_note_use(NULL, &m->space, 5);
+	swap_prefetch_note_use(NULL, &m->space, 5);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED), used + 1);
+	KUNIT_EXPECT_FALSE(test, marked(m, 5));
+	KUNIT_EXPECT_FALSE(test, xa_marked(&m->space.i_pages, SWAP_PREFETCH_MARK));
+	xa_destroy(&m->space.i_pages);
+}
+
+/* A node counter with the CPUs' pending deltas folded in. */
+static long node_stat_exact(struct pglist_data *pgdat, enum node_stat_item item)
+{
+	long val = atomic_long_read(&pgdat->vm_stat[item]);
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		val += per_cpu_ptr(pgdat->per_cpu_nodestats,
+				   cpu)->vm_node_stat_diff[item];
+	return val;
+}
+
+/* The first use of a page whose read replaced a shadow is one refault. */
+static void swap_prefetch_test_mark_refault_on_use(struct kunit *test)
+{
+	struct mark_test *m = new_mark_test(test);
+	struct folio *folio = folio_alloc(GFP_KERNEL, 0);
+	long refaults;
+
+	KUNIT_ASSERT_NOT_NULL(test, folio);
+	refaults = node_stat_exact(folio_pgdat(folio), WORKINGSET_REFAULT_ANON);
+	mark_test_store(test, m, 3, folio, true);
+	xa_set_mark(&m->space.i_pages, 3, SWAP_PREFETCH_REFAULT_MARK);
+	mark_test_store(test, m, 4, folio, true);
+	swap_prefetch_note_use(folio, &m->space, 3);
+	swap_prefetch_note_use(folio, &m->space, 3);
+	swap_prefetch_note_use(folio, &m->space, 4);
+	KUNIT_EXPECT_EQ(test, node_stat_exact(folio_pgdat(folio),
+					      WORKINGSET_REFAULT_ANON),
+			refaults + 1);
+	KUNIT_EXPECT_FALSE(test, xa_get_mark(&m->space.i_pages, 3,
+					     SWAP_PREFETCH_REFAULT_MARK));
+	xa_destroy(&m->space.i_pages);
+	folio_put(folio);
+}
+
+/*
+ * Reclaim leaves a shadow entry, and an xarray keeps the marks of an
+ * entry that is overwritten with anything but NULL: without the drop
+ * hook, the next folio read at that index would inherit the mark.
+ */
+static void swap_prefetch_test_mark_not_inherited(struct kunit *test)
+{
+	struct mark_test *m = new_mark_test(test);
+	void *shadow = xa_mk_value(42);
+	unsigned long reclaimed = vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED);
+
+	/* What the hook is for: a plain shadow store keeps the mark. */
+	mark_test_store(test, m, 7, &m->folio_stand_in, true);
+	mark_test_store(test, m, 7, shadow, false);
+	KUNIT_EXPECT_TRUE(test, marked(m, 7));
+
+	mark_test_store(test, m, 8, &m->folio_stand_in, true);
+	mark_test_delete(m, 8, shadow);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED),
+			reclaimed + 1);
+	mark_test_store(test, m, 8, &m->folio_stand_in, false);
+	KUNIT_EXPECT_FALSE(test, marked(m, 8));
+	xa_destroy(&m->space.i_pages);
+}
+
+/* A freed slot is counted apart from reclaim; unmarked entries not at all. */
+static void swap_prefetch_test_mark_dropped_freed(struct kunit *test)
+{
+	struct mark_test *m = new_mark_test(test);
+	unsigned long freed = vm_event(test, SWAP_PREFETCH_UNUSED_FREED);
+	unsigned long reclaimed = vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED);
+
+	mark_test_store(test, m, 9, &m->folio_stand_in, true);
+	mark_test_store(test, m, 10, &m->folio_stand_in, false);
+	mark_test_delete(m, 10, xa_mk_value(1));
+	mark_test_delete(m, 9, NULL);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_FREED), freed + 1);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED),
+			reclaimed);
+	KUNIT_EXPECT_FALSE(test, xa_marked(&m->space.i_pages, SWAP_PREFETCH_MARK));
+	xa_destroy(&m->space.i_pages);
+}
+
+static struct kunit_case swap_prefetch_mark_cases[] = {
+	KUNIT_CASE(swap_prefetch_test_mark_used_once),
+	KUNIT_CASE(swap_prefetch_test_mark_refault_on_use),
+	KUNIT_CASE(swap_prefetch_test_mark_not_inherited),
+	KUNIT_CASE(swap_prefetch_test_mark_dropped_freed),
+	{}
+};
+
+static struct kunit_suite swap_prefetch_mark_suite = {
+	.name = "swap_prefetch_mark",
+	.test_cases = swap_prefetch_mark_cases,
+};
+
 /* Idle policy: each threshold, one page below, at, and above. */
 
 #define TEST_TOTALRAM	65536UL		/* 256 MiB of 4 KiB pages */
@@ -554,15 +712,15 @@ static const struct verdict_case verdict_cases[] = {
 	  SWAP_PREFETCH_MAPPED },
 	{ "mapped_above", { .totalram = TEST_TOTALRAM,
 			    .mapped = MAPPED_LIMIT + 1 }, SWAP_PREFETCH_MAPPED },
-	{ "mapped_slab_swapcache_below",
+	{ "mapped_slab_prefetched_below",
 	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
-	    .swapcache = MAPPED_LIMIT - 301 }, SWAP_PREFETCH_GO },
-	{ "mapped_slab_swapcache_at",
+	    .prefetched = MAPPED_LIMIT - 301 }, SWAP_PREFETCH_GO },
+	{ "mapped_slab_prefetched_at",
 	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
-	    .swapcache = MAPPED_LIMIT - 300 }, SWAP_PREFETCH_MAPPED },
-	{ "mapped_slab_swapcache_above",
+	    .prefetched = MAPPED_LIMIT - 300 }, SWAP_PREFETCH_MAPPED },
+	{ "mapped_slab_prefetched_above",
 	  { .totalram = TEST_TOTALRAM, .mapped = 100, .slab = 200,
-	    .swapcache = MAPPED_LIMIT - 299 }, SWAP_PREFETCH_MAPPED },
+	    .prefetched = MAPPED_LIMIT - 299 }, SWAP_PREFETCH_MAPPED },
 	/* Pressure is reported first: it is what restarts the delay. */
 	{ "activity_and_swap_io", { .totalram = TEST_TOTALRAM,
 				    .activity = BIT(SWAP_PREFETCH_ACT_MEMSTALL),
@@ -1079,6 +1237,20 @@ static void swap_prefetch_test_memcg_room_ok(struct kunit *test)
 							    PAGE_COUNTER_MAX));
 }
 
+/* Half of the swap limit, the line vm_swap_full() draws globally. */
+static void swap_prefetch_test_swap_room_ok(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_swap_room_ok(0, 1000));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_swap_room_ok(499, 1000));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_swap_room_ok(500, 1000));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_swap_room_ok(1000, 1000));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_swap_room_ok(1001, 1000));
+	/* memory.swap.max = 0: the group may not swap, so prefetch may not. */
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_swap_room_ok(0, 0));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_swap_room_ok(1UL << 40,
+							   PAGE_COUNTER_MAX));
+}
+
 static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_idle_verdict, verdict_gen_params),
 	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
@@ -1099,6 +1271,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_pace_fixed),
 	KUNIT_CASE(swap_prefetch_test_pace_adaptive),
 	KUNIT_CASE(swap_prefetch_test_memcg_room_ok),
+	KUNIT_CASE(swap_prefetch_test_swap_room_ok),
 	{}
 };
 
@@ -1108,7 +1281,7 @@ static struct kunit_suite swap_prefetch_idle_suite = {
 };
 
 kunit_test_suites(&swap_prefetch_tracker_suite, &swap_prefetch_trylock_suite,
-		  &swap_prefetch_idle_suite);
+		  &swap_prefetch_mark_suite, &swap_prefetch_idle_suite);
 
 MODULE_DESCRIPTION("KUnit tests for swap prefetch");
 MODULE_LICENSE("GPL");

@@ -83,14 +83,19 @@ TRACE_EVENT(swap_prefetch_delay,
 		  __entry->next_ms, __entry->nr_chunks)
 );
 
-/* A round that read: how much of its batch, and why it stopped. */
+/*
+ * A round that read: how much of its batch, why it stopped, and how many
+ * prefetched pages are in the swap cache and not used yet.
+ */
 TRACE_EVENT(swap_prefetch_round,
 
 	TP_PROTO(unsigned int batch, unsigned int nr_read,
 		 unsigned int nr_stale, unsigned int nr_skipped,
-		 enum swap_prefetch_stop stop, unsigned long nr_chunks),
+		 enum swap_prefetch_stop stop, unsigned long nr_chunks,
+		 unsigned long nr_unused),
 
-	TP_ARGS(batch, nr_read, nr_stale, nr_skipped, stop, nr_chunks),
+	TP_ARGS(batch, nr_read, nr_stale, nr_skipped, stop, nr_chunks,
+		nr_unused),
 
 	TP_STRUCT__entry(
 		__field(unsigned int, batch)
@@ -99,6 +104,7 @@ TRACE_EVENT(swap_prefetch_round,
 		__field(unsigned int, nr_skipped)
 		__field(int, stop)
 		__field(unsigned long, nr_chunks)
+		__field(unsigned long, nr_unused)
 	),
 
 	TP_fast_assign(
@@ -108,9 +114,10 @@ TRACE_EVENT(swap_prefetch_round,
 		__entry->nr_skipped = nr_skipped;
 		__entry->stop = stop;
 		__entry->nr_chunks = nr_chunks;
+		__entry->nr_unused = nr_unused;
 	),
 
-	TP_printk("batch=%u read=%u stale=%u skipped=%u stop=%s chunks=%lu",
+	TP_printk("batch=%u read=%u stale=%u skipped=%u stop=%s chunks=%lu unused=%lu",
 		  __entry->batch, __entry->nr_read, __entry->nr_stale,
 		  __entry->nr_skipped,
 		  __print_symbolic(__entry->stop,
@@ -120,7 +127,7 @@ TRACE_EVENT(swap_prefetch_round,
 				   { SWAP_PREFETCH_STOP_BUSY, "busy" },
 				   { SWAP_PREFETCH_STOP_NOMEM, "nomem" },
 				   { SWAP_PREFETCH_STOP_EXIT, "exit" }),
-		  __entry->nr_chunks)
+		  __entry->nr_chunks, __entry->nr_unused)
 );
 
 #endif /* _TRACE_SWAP_PREFETCH_H */

@@ -180,7 +180,7 @@ static void parse(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
-	long read0, read1;
+	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
 	int noise_rc = 0;
 	size_t len, pages, swapped, resident, bad;
@@ -222,6 +222,7 @@ int main(int argc, char **argv)
 	if (o.trace)
 		trace = fopen(o.trace, "a");
 	read0 = sp_vmstat("swap_prefetch_read");
+	sp_usefulness(use0);
 	t0 = sp_now();
 	/* Whole seconds for the plot; every 100 ms until W is back. */
 	for (tick = 0; tick <= o.idle_s * 10; tick++) {
@@ -250,14 +251,17 @@ int main(int argc, char **argv)
 	touch_s = sp_retouch(buf, len);
 	flt = sp_majflt() - flt0;
 	bad = sp_verify(buf, len);
+	sp_usefulness(use1);
 
 	/* One line, so that nothing else on the console can split it. */
 	printf("result label=%s ws_mib=%lu swapped_pct=%.1f", o.label, o.ws_mib,
 	       100.0 * swapped / pages);
 	printf(" resident_before_touch_pct=%.1f peer=%s peer_s=%.3f",
 	       100.0 * resident / pages, o.peer, peer_s);
-	printf(" restore_s=%.2f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu\n",
+	printf(" restore_s=%.2f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu",
 	       restore_s, touch_s, flt, read1 - read0, bad);
+	printf(" used=%ld unused_reclaimed=%ld unused_freed=%ld\n",
+	       use1[0] - use0[0], use1[1] - use0[1], use1[2] - use0[2]);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;

@@ -67,6 +67,17 @@ static inline long sp_vmstat(const char *name)
 	return sp_keyed("/proc/vmstat", name);
 }
 
+/*
+ * What became of prefetched pages: used, reclaimed unused, freed unused
+ * (the owner let go of the slot).  -1 each on a kernel without them.
+ */
+static inline void sp_usefulness(long *val)
+{
+	val[0] = sp_vmstat("swap_prefetch_used");
+	val[1] = sp_vmstat("swap_prefetch_unused_reclaimed");
+	val[2] = sp_vmstat("swap_prefetch_unused_freed");
+}
+
 /* Write a value; returns 0 or -errno, as the kernel answered. */
 static inline int sp_write(const char *path, const char *val)
 {

@@ -153,7 +153,8 @@ static bool swapped_out_or_skip(struct ws *w, int enabled, const char *name)
 
 static const char * const counters[] = {
 	"swap_prefetch_recorded", "swap_prefetch_read", "swap_prefetch_stale",
-	"swap_prefetch_skipped", "swap_prefetch_delayed", "pswpout", "pgmajfault",
+	"swap_prefetch_skipped", "swap_prefetch_delayed", "swap_prefetch_used",
+	"swap_prefetch_unused_reclaimed", "pswpout", "pgmajfault",
 };
 
 static void read_counters(long *val)
@@ -1014,6 +1015,329 @@ static void test_tracking_memory(void)
 	ws_free(&w);
 }
 
+/*
+ * Every page prefetch reads is marked once and unmarked once: used, or
+ * dropped unused.  So over the whole boot, used + unused <= read.
+ */
+static bool usefulness_adds_up(void)
+{
+	long read = sp_vmstat("swap_prefetch_read");
+	long used = sp_vmstat("swap_prefetch_used");
+	long reclaimed = sp_vmstat("swap_prefetch_unused_reclaimed");
+	long freed = sp_vmstat("swap_prefetch_unused_freed");
+
+	ksft_print_msg("since boot: read %ld, used %ld, unused reclaimed %ld, unused freed %ld\n",
+		       read, used, reclaimed, freed);
+	return used >= 0 && reclaimed >= 0 && freed >= 0 &&
+	       used + reclaimed + freed <= read;
+}
+
+static void test_usefulness_counters(void)
+{
+	const char *name = "usefulness counters: a re-touch counts as use";
+	long read0 = sp_vmstat("swap_prefetch_read");
+	long used0 = sp_vmstat("swap_prefetch_used"), read, used;
+	struct ws w;
+	int s;
+
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	s = wait_resident(&w, 90, 60);
+	set_vm("swap_prefetch", "0");
+	sp_retouch(w.buf, w.len);
+	read = sp_vmstat("swap_prefetch_read") - read0;
+	used = sp_vmstat("swap_prefetch_used") - used0;
+	ksft_print_msg("back after %d s: read %ld pages, %ld of them used by the re-touch\n",
+		       s, read, used);
+	/* Each page of the set read back is used: others may read more. */
+	ksft_test_result(s >= 0 && used >= (long)w.pages / 2 && used <= read &&
+			 usefulness_adds_up() && sp_verify(w.buf, w.len) == 0,
+			 "%s\n", name);
+	ws_free(&w);
+}
+
+static long cgroup_value(const char *file)
+{
+	char path[128], buf[64];
+
+	snprintf(path, sizeof(path), CGROUP_TEST "/%s", file);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+static void cgroup_leave(void)
+{
+	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	rmdir(CGROUP_TEST);
+}
+
+/*
+ * Swap a set out inside the test cgroup by squeezing memory.max to a
+ * quarter of it; memory.max is "max" again afterwards.
+ */
+static bool ws_squeeze_out(struct ws *w)
+{
+	char limit[32];
+
+	w->len = ws_mib << 20;
+	w->pages = w->len / sp_page_size();
+	w->buf = sp_alloc(w->len);
+	snprintf(limit, sizeof(limit), "%zu", w->len / 4);
+	sp_write(CGROUP_TEST "/memory.max", limit);
+	sp_fill(w->buf, w->len);
+	sp_write(CGROUP_TEST "/memory.max", "max");
+	return sp_count_resident(w->buf, w->len) <= w->pages / 2;
+}
+
+/*
+ * A prefetched page is a guess: under renewed pressure it must go before
+ * the pages the workload touched itself, even those touched earlier.
+ */
+static void test_unused_reclaimed_first(void)
+{
+	const char *name = "unused prefetched pages are reclaimed before older pages";
+	size_t older_len = ws_mib << 18, older_pages = older_len / sp_page_size();
+	long rec0, current, rec;
+	size_t older_left, back;
+	char *older, limit[32];
+	struct ws w;
+	int s;
+
+	fast_pacing(1);
+	/* Hold prefetch off until the older pages are in place. */
+	set_vm("swap_prefetch_delay_ms", "600000");
+	if (!enter_test_cgroup()) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return;
+	}
+	if (!ws_squeeze_out(&w)) {
+		ksft_test_result_skip("%s: squeeze did not push the set out\n", name);
+		goto out;
+	}
+	older = sp_alloc(older_len);
+	sp_fill(older, older_len);
+	set_vm("swap_prefetch_delay_ms", "1000");
+	s = wait_resident(&w, 90, 60);
+	set_vm("swap_prefetch", "0");
+	back = sp_count_resident(w.buf, w.len);
+	rec0 = sp_vmstat("swap_prefetch_unused_reclaimed");
+	/* Take back as much as the older pages hold. */
+	current = cgroup_value("memory.current");
+	snprintf(limit, sizeof(limit), "%ld", current - (long)older_len);
+	sp_write(CGROUP_TEST "/memory.max", limit);
+	older_left = sp_count_resident(older, older_len);
+	rec = sp_vmstat("swap_prefetch_unused_reclaimed") - rec0;
+	ksft_print_msg("set back after %d s (%zu pages); squeeze by %zu KiB: older pages left %zu of %zu, set left %zu, unused prefetched reclaimed %ld\n",
+		       s, back, older_len >> 10, older_left, older_pages,
+		       sp_count_resident(w.buf, w.len), rec);
+	ksft_test_result(s >= 0 && older_left >= older_pages * 9 / 10 &&
+			 rec >= (long)older_pages / 2 &&
+			 sp_verify(older, older_len) == 0 &&
+			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
+	munmap(older, older_len);
+	ws_free(&w);
+out:
+	sp_write(CGROUP_TEST "/memory.max", "max");
+	cgroup_leave();
+}
+
+/* Workingset refaults counted from a swap-out to the end of a re-touch. */
+static long refaults_swapout_to_retouch(int enabled)
+{
+	long r0 = sp_vmstat("workingset_refault_anon");
+	struct ws w;
+	long r;
+
+	fast_pacing(enabled);
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		return -1;
+	}
+	if (enabled)
+		wait_resident(&w, 90, 60);
+	else
+		sleep(10);
+	sp_retouch(w.buf, w.len);
+	r = sp_vmstat("workingset_refault_anon") - r0;
+	if (sp_verify(w.buf, w.len))
+		r = -2;
+	ws_free(&w);
+	return r;
+}
+
+/*
+ * A prefetch read is not a refault, but the use that follows it is: the
+ * kernel's thrashing detection must see the same refaults either way.
+ */
+static void test_workingset_refaults(void)
+{
+	const char *name = "workingset refaults are the same with prefetch off and on";
+	long off, on;
+
+	off = refaults_swapout_to_retouch(0);
+	on = refaults_swapout_to_retouch(1);
+	ksft_print_msg("workingset_refault_anon over swap-out and re-touch of %zu pages: %ld off, %ld on\n",
+		       (ws_mib << 20) / sp_page_size(), off, on);
+	if (off == -1 || on == -1) {
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	/* Readahead's unused pages count too: a margin, not equality. */
+	ksft_test_result(off > 0 && on >= off * 3 / 4 && on <= off * 5 / 4,
+			 "%s\n", name);
+}
+
+/*
+ * In the test cgroup, with a set swapped out and memory.swap.max at what
+ * the group uses: 10 s idle, then a child allocates @burst bytes.  Returns
+ * the group's OOM kills (1000 if the set lost a page), or -1 if the set
+ * did not go out.
+ */
+static long oom_kills_after_idle(int enabled, size_t burst, long *read)
+{
+	long read0 = sp_vmstat("swap_prefetch_read"), kills0;
+	char limit[32];
+	long kills;
+	pid_t pid;
+	struct ws w;
+	int status;
+
+	fast_pacing(enabled);
+	if (!enter_test_cgroup())
+		return -1;
+	if (!ws_squeeze_out(&w)) {
+		ws_free(&w);
+		cgroup_leave();
+		return -1;
+	}
+	snprintf(limit, sizeof(limit), "%zu", w.len * 3 / 2);
+	sp_write(CGROUP_TEST "/memory.max", limit);
+	snprintf(limit, sizeof(limit), "%ld", cgroup_value("memory.swap.current"));
+	sp_write(CGROUP_TEST "/memory.swap.max", limit);
+	sleep(10);
+	*read = sp_vmstat("swap_prefetch_read") - read0;
+	kills0 = sp_keyed(CGROUP_TEST "/memory.events", "oom_kill");
+	pid = fork();
+	if (!pid) {
+		/* The OOM killer's victim, if one is needed: not the test. */
+		sp_write("/proc/self/oom_score_adj", "1000");
+		sp_fill(sp_alloc(burst), burst);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	ksft_print_msg("prefetch %s: read %ld in the idle period, %zu of %zu pages resident; burst %s\n",
+		       enabled ? "on" : "off", *read,
+		       sp_count_resident(w.buf, w.len), w.pages,
+		       WIFSIGNALED(status) ? "killed" : "completed");
+	kills = sp_keyed(CGROUP_TEST "/memory.events", "oom_kill") - kills0;
+	sp_write(CGROUP_TEST "/memory.swap.max", "max");
+	sp_write(CGROUP_TEST "/memory.max", "max");
+	/* A lost page would be worse than a kill: fail the test on it. */
+	if (sp_verify(w.buf, w.len))
+		kills = 1000;
+	ws_free(&w);
+	cgroup_leave();
+	return kills;
+}
+
+/*
+ * A prefetched page keeps its swap slot; once the group's swap is full,
+ * reclaim no longer scans anonymous pages, and a page prefetch brought in
+ * could not be dropped for the group's next burst.
+ */
+static void test_swap_full_group(void)
+{
+	const char *name = "no OOM kill from prefetch when a group's swap is full";
+	size_t burst = ws_mib << 20;
+	long off, on, read_off, read_on;
+
+	sp_write("/proc/self/oom_score_adj", "-1000");
+	off = oom_kills_after_idle(0, burst, &read_off);
+	on = oom_kills_after_idle(1, burst, &read_on);
+	sp_write("/proc/self/oom_score_adj", "0");
+	ksft_print_msg("group OOM kills: %ld with prefetch off, %ld on (on read %ld pages)\n",
+		       off, on, read_on);
+	if (off < 0 || on < 0) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller, or the squeeze did not swap\n",
+				      name);
+		return;
+	}
+	ksft_test_result(off < 1000 && on <= off, "%s\n", name);
+}
+
+static char *map_shared_fd(int fd, size_t len)
+{
+	char *buf;
+
+	if (fd < 0 || ftruncate(fd, len))
+		return MAP_FAILED;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return buf;
+}
+
+/*
+ * tmpfs, /dev/shm, memfd and SysV shared memory go to swap through shmem;
+ * the swap cache is the same, and so is prefetch.
+ */
+static void test_shmem(void)
+{
+	const char *name = "tmpfs and memfd pages come back, content intact";
+	char dir[] = "/tmp/sp_tmpfsXXXXXX", path[64];
+	size_t len = ws_mib << 19, pages = len / sp_page_size();
+	char *memfd_buf = MAP_FAILED, *file_buf = MAP_FAILED;
+	long read0 = sp_vmstat("swap_prefetch_read");
+	size_t out_memfd, out_file;
+	int s;
+
+	fast_pacing(1);
+	if (!mkdtemp(dir) || mount("tmpfs", dir, "tmpfs", 0, "size=64m")) {
+		ksft_test_result_skip("%s: cannot mount a tmpfs\n", name);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/set", dir);
+	file_buf = map_shared_fd(open(path, O_RDWR | O_CREAT, 0600), len);
+	memfd_buf = map_shared_fd(memfd_create("swap_prefetch_test", 0), len);
+	if (file_buf == MAP_FAILED || memfd_buf == MAP_FAILED) {
+		ksft_test_result_skip("%s: cannot map tmpfs or memfd\n", name);
+		goto out;
+	}
+	sp_fill(file_buf, len);
+	sp_fill(memfd_buf, len);
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	out_file = pages - sp_count_resident(file_buf, len);
+	out_memfd = pages - sp_count_resident(memfd_buf, len);
+	ksft_print_msg("swapped out: tmpfs %zu, memfd %zu of %zu pages each\n",
+		       out_file, out_memfd, pages);
+	if (out_file < pages / 2 || out_memfd < pages / 2) {
+		ksft_test_result_skip("%s: hog did not push them out\n", name);
+		goto out;
+	}
+	for (s = 0; s < 60; s++) {
+		if (sp_count_resident(file_buf, len) >= pages * 9 / 10 &&
+		    sp_count_resident(memfd_buf, len) >= pages * 9 / 10)
+			break;
+		sleep(1);
+	}
+	ksft_print_msg("after %d s: tmpfs %zu, memfd %zu pages resident; read %ld\n",
+		       s, sp_count_resident(file_buf, len),
+		       sp_count_resident(memfd_buf, len),
+		       sp_vmstat("swap_prefetch_read") - read0);
+	if (s == 60)
+		explain_failure();
+	ksft_test_result(s < 60 && sp_verify(file_buf, len) == 0 &&
+			 sp_verify(memfd_buf, len) == 0, "%s\n", name);
+out:
+	if (file_buf != MAP_FAILED)
+		munmap(file_buf, len);
+	if (memfd_buf != MAP_FAILED)
+		munmap(memfd_buf, len);
+	umount(dir);
+	rmdir(dir);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1032,6 +1356,11 @@ static const struct {
 	{ "trace", test_trace_events },
 	{ "drops", test_drops_cheaply },
 	{ "tracking_memory", test_tracking_memory },
+	{ "usefulness", test_usefulness_counters },
+	{ "unused_first", test_unused_reclaimed_first },
+	{ "swap_full_group", test_swap_full_group },
+	{ "shmem", test_shmem },
+	{ "workingset", test_workingset_refaults },
 };
 
 static bool wanted(const char *name, int argc, char **argv)
