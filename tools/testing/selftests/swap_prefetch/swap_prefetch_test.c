@@ -1026,7 +1026,7 @@ static bool usefulness_adds_up(void)
 	long reclaimed = sp_vmstat("swap_prefetch_unused_reclaimed");
 	long freed = sp_vmstat("swap_prefetch_unused_freed");
 
-	ksft_print_msg("since boot: read %ld, used %ld, unused reclaimed %ld, unused freed %ld\n",
+	ksft_print_msg("since boot: read %ld, used %ld, unused reclaimed %ld, freed %ld\n",
 		       read, used, reclaimed, freed);
 	return used >= 0 && reclaimed >= 0 && freed >= 0 &&
 	       used + reclaimed + freed <= read;
@@ -1128,9 +1128,11 @@ static void test_unused_reclaimed_first(void)
 	sp_write(CGROUP_TEST "/memory.max", limit);
 	older_left = sp_count_resident(older, older_len);
 	rec = sp_vmstat("swap_prefetch_unused_reclaimed") - rec0;
-	ksft_print_msg("set back after %d s (%zu pages); squeeze by %zu KiB: older pages left %zu of %zu, set left %zu, unused prefetched reclaimed %ld\n",
-		       s, back, older_len >> 10, older_left, older_pages,
-		       sp_count_resident(w.buf, w.len), rec);
+	ksft_print_msg("set back after %d s (%zu pages); squeeze by %zu KiB\n",
+		       s, back, older_len >> 10);
+	ksft_print_msg("older pages left %zu of %zu, set left %zu, unused reclaimed %ld\n",
+		       older_left, older_pages, sp_count_resident(w.buf, w.len),
+		       rec);
 	ksft_test_result(s >= 0 && older_left >= older_pages * 9 / 10 &&
 			 rec >= (long)older_pages / 2 &&
 			 sp_verify(older, older_len) == 0 &&
@@ -1177,7 +1179,7 @@ static void test_workingset_refaults(void)
 
 	off = refaults_swapout_to_retouch(0);
 	on = refaults_swapout_to_retouch(1);
-	ksft_print_msg("workingset_refault_anon over swap-out and re-touch of %zu pages: %ld off, %ld on\n",
+	ksft_print_msg("refaults from swap-out to re-touch of %zu pages: %ld off, %ld on\n",
 		       (ws_mib << 20) / sp_page_size(), off, on);
 	if (off == -1 || on == -1) {
 		ksft_test_result_skip("%s: hog did not push the set out\n", name);
@@ -1226,7 +1228,7 @@ static long oom_kills_after_idle(int enabled, size_t burst, long *read)
 		_exit(0);
 	}
 	waitpid(pid, &status, 0);
-	ksft_print_msg("prefetch %s: read %ld in the idle period, %zu of %zu pages resident; burst %s\n",
+	ksft_print_msg("prefetch %s: read %ld when idle, %zu of %zu pages resident; burst %s\n",
 		       enabled ? "on" : "off", *read,
 		       sp_count_resident(w.buf, w.len), w.pages,
 		       WIFSIGNALED(status) ? "killed" : "completed");
@@ -1259,7 +1261,7 @@ static void test_swap_full_group(void)
 	ksft_print_msg("group OOM kills: %ld with prefetch off, %ld on (on read %ld pages)\n",
 		       off, on, read_on);
 	if (off < 0 || on < 0) {
-		ksft_test_result_skip("%s: no cgroup v2 memory controller, or the squeeze did not swap\n",
+		ksft_test_result_skip("%s: no memory controller, or no swap-out\n",
 				      name);
 		return;
 	}
