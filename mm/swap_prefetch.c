@@ -8,7 +8,8 @@
  * Follows the behaviour of Con Kolivas's swap prefetch (2005).
  *
  * Tracking: each CPU records its swap-outs into a page-sized chunk of
- * 32-bit offsets of one swap device (struct swap_prefetch_chunk); a full
+ * 32-bit offsets of one swap device and one node (struct
+ * swap_prefetch_chunk); a full
  * chunk goes onto a lock-free list, from which kprefetchd collects it
  * onto the tracker's list, newest first.  There is no index: an entry
  * that was swapped in or freed since its record is found cached or free
@@ -96,6 +97,8 @@ static struct swap_prefetch_pacer kprefetchd_pacer;
 static unsigned long kprefetchd_events[NR_VM_EVENT_ITEMS];
 static unsigned long kprefetchd_activity[NR_SWAP_PREFETCH_ACT];
 static struct swap_prefetch_trend kprefetchd_trend;
+/* The nodes with room for prefetched pages, as last looked at. */
+static nodemask_t kprefetchd_room;
 /* Pages kprefetchd read itself: not foreground swap-in or allocation. */
 static unsigned long kprefetchd_own_reads;
 /* Swap devices' sectors and own reads at the last check. */
@@ -163,11 +166,12 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_init);
 /* Start @c over, empty, for swap @type at its current generation. */
 static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
 				      struct swap_prefetch_chunk *c,
-				      unsigned int type)
+				      unsigned int type, int nid)
 {
 	c->type = type;
 	c->gen = READ_ONCE(t->gen[type]);
 	c->nr = 0;
+	c->nid = nid;
 }
 
 /*
@@ -180,7 +184,7 @@ static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
-			bool *wake)
+			int nid, bool *wake)
 {
 	struct swap_prefetch_chunk *c;
 	long nr;
@@ -194,7 +198,7 @@ swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
 		free_page((unsigned long)c);
 		return NULL;
 	}
-	swap_prefetch_chunk_reset(t, c, type);
+	swap_prefetch_chunk_reset(t, c, type, nid);
 	if (nr == 1)
 		*wake = true;
 	if (nr >= t->max_chunks - t->max_chunks / 8 &&
@@ -244,26 +248,29 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
 }
 
 /*
- * The chunk that takes the next record of swap @type, or NULL if there is
- * none and the cap or the allocator allows none.  Caller holds the shard
- * lock.
+ * The chunk that takes the next record of swap @type from node @nid, or
+ * NULL if there is none and the cap or the allocator allows none.  A
+ * chunk holds one device's entries of one node: a record of another
+ * starts a fresh one.  That is rare: kswapd reclaims one node, and direct
+ * reclaim a node at a time.  Caller holds the shard lock.
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 			 struct swap_prefetch_shard *shard, unsigned int type,
-			 unsigned long *recycled, bool *wake)
+			 int nid, unsigned long *recycled, bool *wake)
 {
 	struct swap_prefetch_chunk *c = shard->open, *fresh;
 
 	lockdep_assert_held(&shard->lock);
 	if (c && swap_prefetch_chunk_stale(t, c)) {
 		/* What it holds was purged: start it over. */
-		swap_prefetch_chunk_reset(t, c, type);
+		swap_prefetch_chunk_reset(t, c, type, nid);
 		return c;
 	}
-	if (c && c->type == type && c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
+	if (c && c->type == type && c->nid == nid &&
+	    c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
 		return c;
-	fresh = swap_prefetch_chunk_new(t, type, wake);
+	fresh = swap_prefetch_chunk_new(t, type, nid, wake);
 	if (!fresh) {
 		if (!c)
 			return NULL;
@@ -272,7 +279,7 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		 * chunks: recycle this shard's own, the oldest it can reach.
 		 */
 		*recycled += c->nr;
-		swap_prefetch_chunk_reset(t, c, type);
+		swap_prefetch_chunk_reset(t, c, type, nid);
 		return c;
 	}
 	if (c)
@@ -287,6 +294,7 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
  * @shard: the calling CPU's shard
  * @entry: the first entry
  * @nr: how many consecutive entries (all those of a large folio)
+ * @nid: the node the folio is on
  * @recycled: set to how many older entries were dropped to make room
  * @wake: set to true if kprefetchd must be woken (see
  *	swap_prefetch_chunk_new())
@@ -301,7 +309,8 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 VISIBLE_IF_KUNIT long
 swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 			  struct swap_prefetch_shard *shard, swp_entry_t entry,
-			  unsigned long nr, unsigned long *recycled, bool *wake)
+			  unsigned long nr, int nid, unsigned long *recycled,
+			  bool *wake)
 {
 	unsigned int type = swp_type(entry);
 	pgoff_t offset = swp_offset(entry);
@@ -316,7 +325,8 @@ swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 		/* Offsets are kept in 32 bits: 16 TiB of swap per device. */
 		if (offset + i > U32_MAX)
 			break;
-		c = swap_prefetch_shard_room(t, shard, type, recycled, wake);
+		c = swap_prefetch_shard_room(t, shard, type, nid, recycled,
+					     wake);
 		if (!c)
 			break;
 		c->offsets[c->nr++] = offset + i;
@@ -366,17 +376,21 @@ static void swap_prefetch_tracker_collect_all(struct swap_prefetch_tracker *t)
  * @t: the tracker
  * @cand: where to store them, newest first
  * @max: room in @cand
+ * @nodes: take only entries of these nodes, or NULL for any
  * @stale: incremented by the number of purged entries dropped on the way
  *
  * Only one task pops a tracker (kprefetchd for the global one).  Chunks
- * that are emptied, or whose device was purged, are freed.
+ * that are emptied, or whose device was purged, are freed.  The chunks of
+ * other nodes than @nodes stay where they are, in order: one node short
+ * of memory holds back its own entries, not those of the others.
  *
  * Return: the number of entries taken.
  */
 VISIBLE_IF_KUNIT unsigned int
 swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 			  struct swap_prefetch_candidate *cand,
-			  unsigned int max, unsigned long *stale)
+			  unsigned int max, const nodemask_t *nodes,
+			  unsigned long *stale)
 {
 	struct swap_prefetch_chunk *c, *tmp;
 	unsigned int nr = 0;
@@ -390,10 +404,13 @@ swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 		purged = swap_prefetch_chunk_stale(t, c);
 		if (purged)
 			*stale += c->nr;
+		else if (nodes && !node_isset(c->nid, *nodes))
+			continue;
 		while (!purged && c->nr && nr < max) {
 			c->nr--;
 			cand[nr].entry = swp_entry(c->type, c->offsets[c->nr]);
 			cand[nr].gen = c->gen;
+			cand[nr].nid = c->nid;
 			nr++;
 		}
 		if (purged || !c->nr)
@@ -450,7 +467,8 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 		     sieve(c->type, c->offsets, c->nr);
 		dropped += c->nr - nr;
 		c->nr = nr;
-		if (nr && dst && dst->type == c->type && dst->gen == c->gen) {
+		if (nr && dst && dst->type == c->type && dst->gen == c->gen &&
+		    dst->nid == c->nid) {
 			n = min(nr, SWAP_PREFETCH_CHUNK_SLOTS - dst->nr);
 			memcpy(dst->offsets + dst->nr, c->offsets,
 			       n * sizeof(u32));
@@ -750,7 +768,8 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 		return SWAP_PREFETCH_LAPTOP_MODE;
 	if (s->swap_full)
 		return SWAP_PREFETCH_SWAP_FULL;
-	if (s->zones_short)
+	/* Each node takes back only its own pages: one with room will do. */
+	if (s->nodes_short && s->nodes_short >= s->nr_nodes)
 		return SWAP_PREFETCH_LOW_FREE;
 	if (s->swap_io > SWAP_PREFETCH_IO_SLACK)
 		return SWAP_PREFETCH_SWAP_IO;
@@ -964,19 +983,20 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_swap_room_ok);
  * @shard: the calling CPU's shard
  * @entry: the first swap entry of the folio
  * @nr: the folio's number of pages
+ * @nid: the node the folio is on
  *
  * Return: true if kprefetchd must be woken.
  */
 VISIBLE_IF_KUNIT bool
 swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 			     struct swap_prefetch_shard *shard,
-			     swp_entry_t entry, unsigned long nr)
+			     swp_entry_t entry, unsigned long nr, int nid)
 {
 	unsigned long recycled;
 	bool wake;
 	long added;
 
-	added = swap_prefetch_tracker_add(t, shard, entry, nr, &recycled,
+	added = swap_prefetch_tracker_add(t, shard, entry, nr, nid, &recycled,
 					  &wake);
 	if (added < 0) {
 		count_vm_event(SWAP_PREFETCH_CONTENDED);
@@ -993,13 +1013,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_record);
  * __swap_prefetch_record - remember entries that reclaim just swapped out
  * @entry: the first swap entry of the folio
  * @nr: the folio's number of pages
+ * @nid: the node the folio is on, where kprefetchd will read it back to
  *
  * Called from reclaim with the folio locked and still in the swap cache,
  * just before reclaim removes it, so swapoff cannot finish before the
  * record is in: its purge always covers it.  Never waits; takes no lock
  * shared with other CPUs.
  */
-void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
+void __swap_prefetch_record(swp_entry_t entry, unsigned long nr, int nid)
 {
 	/*
 	 * kprefetchd would skip these anyway (kprefetchd_skip_entry()):
@@ -1014,7 +1035,7 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr)
 	/* Preemption may move us on: the shard lock makes any CPU's safe. */
 	if (swap_prefetch_tracker_record(&swap_prefetch_global,
 					 raw_cpu_ptr(swap_prefetch_global.shards),
-					 entry, nr))
+					 entry, nr, nid))
 		wake_up_interruptible(&kprefetchd_wait);
 }
 
@@ -1160,15 +1181,22 @@ static unsigned int kprefetchd_activity_since_last(void)
 	return mask;
 }
 
-/* Count the populated zones, on all nodes, without room for prefetch. */
-static unsigned int kprefetchd_zones_short(void)
+/*
+ * Sort the nodes with memory into those with room for prefetch, set in
+ * @room, and those of which some populated zone is short; count these.
+ * The entries of a node that has no memory now are read anywhere: @room
+ * has the nodes without memory set too.
+ */
+static unsigned int kprefetchd_nodes_short(nodemask_t *room)
 {
 	struct swap_prefetch_zone_snap snap[MAX_NR_ZONES];
-	unsigned int nr_short = 0, nr;
-	pg_data_t *pgdat;
-	int zid;
+	unsigned int nodes_short = 0, nr;
+	int nid, zid;
 
-	for_each_online_pgdat(pgdat) {
+	nodes_andnot(*room, node_possible_map, node_states[N_MEMORY]);
+	for_each_node_state(nid, N_MEMORY) {
+		pg_data_t *pgdat = NODE_DATA(nid);
+
 		nr = 0;
 		for (zid = 0; zid < MAX_NR_ZONES; zid++) {
 			struct zone *zone = &pgdat->node_zones[zid];
@@ -1179,9 +1207,12 @@ static unsigned int kprefetchd_zones_short(void)
 			snap[nr].high = high_wmark_pages(zone);
 			nr++;
 		}
-		nr_short += swap_prefetch_zones_short(snap, nr);
+		if (swap_prefetch_zones_short(snap, nr))
+			nodes_short++;
+		else
+			node_set(nid, *room);
 	}
-	return nr_short;
+	return nodes_short;
 }
 
 /*
@@ -1342,7 +1373,8 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 	s->totalram = totalram_pages();
 	s->activity = kprefetchd_activity_since_last();
 	s->free_falling = kprefetchd_free_falling(t->delay);
-	s->zones_short = kprefetchd_zones_short();
+	s->nr_nodes = num_node_state(N_MEMORY);
+	s->nodes_short = kprefetchd_nodes_short(&kprefetchd_room);
 	s->swap_io = kprefetchd_swap_io_since_last();
 	s->cpu_busy = kprefetchd_cpu_busy();
 	s->laptop_mode = READ_ONCE(laptop_mode);
@@ -1425,7 +1457,7 @@ enum kprefetchd_outcome {
 	KPREFETCHD_CACHED,	/* already in the swap cache */
 	KPREFETCHD_STALE,	/* slot freed or device gone */
 	KPREFETCHD_SKIPPED,	/* zswap, zero, zram, charge refused */
-	KPREFETCHD_FAILED,	/* no memory although zones had room */
+	KPREFETCHD_FAILED,	/* no memory though its node had room */
 };
 
 /* Should this entry be left alone even though it is still valid? */
@@ -1474,10 +1506,38 @@ kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
 	return KPREFETCHD_FAILED;
 }
 
+#ifdef CONFIG_NUMA
+/*
+ * The page goes back to the node it was swapped out from, and nowhere
+ * else: the node its owner's mempolicy or cpuset chose, and one that
+ * do_swap_page() will map as it is.  A node that has no memory any more
+ * gets kprefetchd's own policy instead.  Only kprefetchd reads, so one
+ * static policy serves; the 6.12 allocator takes no reference to it.
+ */
+static struct mempolicy kprefetchd_node_policy = {
+	.refcnt = ATOMIC_INIT(1),
+	.mode = MPOL_PREFERRED,
+	.home_node = NUMA_NO_NODE,
+};
+
+static struct mempolicy *kprefetchd_policy_for(int nid, gfp_t *gfp)
+{
+	if (!node_state(nid, N_MEMORY))
+		return get_task_policy(current);
+	kprefetchd_node_policy.nodes = nodemask_of_node(nid);
+	*gfp |= __GFP_THISNODE;
+	return &kprefetchd_node_policy;
+}
+#else
+static struct mempolicy *kprefetchd_policy_for(int nid, gfp_t *gfp)
+{
+	return NULL;
+}
+#endif
+
 static enum kprefetchd_outcome
 kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
-		    struct mempolicy *mpol, struct swap_iocb **splug,
-		    struct folio **foliop)
+		    struct swap_iocb **splug, struct folio **foliop)
 {
 	swp_entry_t entry = cand->entry;
 	/*
@@ -1485,10 +1545,11 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 	 * ever uses memory that nobody else wants.  Never __GFP_HIGH, which
 	 * would force the memcg charge past memory.max.
 	 */
-	const gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) |
-			  __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC;
+	gfp_t gfp = (GFP_HIGHUSER_MOVABLE & ~__GFP_RECLAIM) |
+		    __GFP_NORETRY | __GFP_NOWARN | __GFP_NOMEMALLOC;
 	enum kprefetchd_outcome ret = KPREFETCHD_READ;
 	struct swap_info_struct *si;
+	struct mempolicy *mpol;
 	struct folio *folio;
 	bool allocated, refault;
 
@@ -1508,6 +1569,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 
 	/* A racy look: a shadow that goes meanwhile costs one count. */
 	refault = get_shadow_from_swap_cache(entry);
+	mpol = kprefetchd_policy_for(cand->nid, &gfp);
 	folio = __read_swap_cache_async(entry, gfp, mpol, NO_INTERLEAVE_INDEX,
 					&allocated, true);
 	if (!folio) {
@@ -1546,27 +1608,31 @@ static int swap_prefetch_candidate_cmp(const void *a, const void *b)
 }
 
 /*
- * Read one slice of the newest entries into kprefetchd_folios[] from
- * @nr_read on; returns why it stopped early, or %SWAP_PREFETCH_STOP_DONE.
+ * Read one slice of the newest entries of the nodes with room into
+ * kprefetchd_folios[] from @nr_read on; returns why it stopped early, or
+ * %SWAP_PREFETCH_STOP_DONE.
  */
 static enum swap_prefetch_stop
-kprefetchd_read_slice(unsigned int want, unsigned int *nr_read,
-		      unsigned long *nr_stale, unsigned int *nr_skipped,
-		      struct mempolicy *mpol, struct swap_iocb **splug)
+kprefetchd_read_slice(unsigned int want, bool nodes_short,
+		      unsigned int *nr_read, unsigned long *nr_stale,
+		      unsigned int *nr_skipped, struct swap_iocb **splug)
 {
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
 	enum kprefetchd_outcome outcome;
 	unsigned int i, nr;
 
 	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
-				       want, nr_stale);
+				       want, &kprefetchd_room, nr_stale);
+	/* What is left belongs to nodes without room: wait for them. */
 	if (nr < want)
-		stop = SWAP_PREFETCH_STOP_EMPTY;
+		stop = nodes_short &&
+		       atomic_long_read(&swap_prefetch_global.nr_chunks) ?
+		       SWAP_PREFETCH_STOP_LOW_FREE : SWAP_PREFETCH_STOP_EMPTY;
 	/* Seek order on rotating disks. */
 	sort(kprefetchd_batch, nr, sizeof(kprefetchd_batch[0]),
 	     swap_prefetch_candidate_cmp, NULL);
 	for (i = 0; i < nr; i++) {
-		outcome = kprefetchd_read_one(&kprefetchd_batch[i], mpol, splug,
+		outcome = kprefetchd_read_one(&kprefetchd_batch[i], splug,
 					      &kprefetchd_folios[*nr_read]);
 		if (outcome == KPREFETCHD_FAILED)
 			return SWAP_PREFETCH_STOP_NOMEM;
@@ -1597,9 +1663,8 @@ static void kprefetchd_finish_read(struct folio *folio)
 static unsigned int kprefetchd_read_batch(unsigned int batch,
 					  const struct swap_prefetch_tunables *t)
 {
-	struct mempolicy *mpol = get_task_policy(current);
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
-	unsigned int i, nr_read = 0, nr_skipped = 0;
+	unsigned int i, nr_read = 0, nr_skipped = 0, nodes_short;
 	struct swap_iocb *splug = NULL;
 	unsigned long nr_stale = 0;
 	struct blk_plug plug;
@@ -1608,7 +1673,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	for (i = 0; i < batch && stop == SWAP_PREFETCH_STOP_DONE;
 	     i += KPREFETCHD_SLICE) {
 		/* Watermarks may have moved since the round began. */
-		if (kprefetchd_zones_short()) {
+		nodes_short = kprefetchd_nodes_short(&kprefetchd_room);
+		if (nodes_short >= num_node_state(N_MEMORY)) {
 			stop = SWAP_PREFETCH_STOP_LOW_FREE;
 			break;
 		}
@@ -1622,8 +1688,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 			break;
 		}
 		stop = kprefetchd_read_slice(min(batch - i, KPREFETCHD_SLICE),
-					     &nr_read, &nr_stale, &nr_skipped,
-					     mpol, &splug);
+					     nodes_short, &nr_read, &nr_stale,
+					     &nr_skipped, &splug);
 	}
 	blk_finish_plug(&plug);
 	swap_read_unplug(splug);

@@ -22,7 +22,7 @@
 DECLARE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
 extern struct task_struct *kprefetchd_task;
 
-void __swap_prefetch_record(swp_entry_t entry, unsigned long nr);
+void __swap_prefetch_record(swp_entry_t entry, unsigned long nr, int nid);
 void swap_prefetch_forget_type(int type);
 bool swap_prefetch_folio_unused(struct folio *folio);
 void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
@@ -78,10 +78,10 @@ static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
  * still holds its slot in the swap cache.  If the folio stays after all,
  * kprefetchd finds it cached and skips it.
  */
-static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
+static inline void swap_prefetch_record(struct folio *folio, unsigned long nr)
 {
 	if (nr && static_branch_unlikely(&swap_prefetch_enabled_key))
-		__swap_prefetch_record(entry, nr);
+		__swap_prefetch_record(folio->swap, nr, folio_nid(folio));
 }
 
 /*
@@ -125,7 +125,7 @@ static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
 	return 0;
 }
 
-static inline void swap_prefetch_record(swp_entry_t entry, unsigned long nr)
+static inline void swap_prefetch_record(struct folio *folio, unsigned long nr)
 {
 }
 
@@ -164,6 +164,7 @@ static inline bool current_is_kprefetchd(void)
  * @gen: &swap_prefetch_tracker.gen[@type] when the chunk was opened; a
  *	purge of @type moves that on, and the chunk is stale from then on
  * @nr: offsets held, oldest first
+ * @nid: the node every page of the chunk was on when it was swapped out
  * @offsets: swap offsets, the newest at @nr - 1
  *
  * Four bytes per tracked page, and no index: an entry swapped in or freed
@@ -175,6 +176,7 @@ struct swap_prefetch_chunk {
 	unsigned int type;
 	unsigned int gen;
 	unsigned int nr;
+	int nid;
 	u32 offsets[];
 };
 
@@ -227,10 +229,12 @@ typedef unsigned int (*swap_prefetch_sieve_t)(unsigned int type, u32 *offsets,
  * struct swap_prefetch_candidate - a tracked entry, as kprefetchd pops it
  * @entry: the swap entry
  * @gen: its chunk's generation, checked again once the device is pinned
+ * @nid: the node its page was on, and the node it is read back to
  */
 struct swap_prefetch_candidate {
 	swp_entry_t entry;
 	unsigned int gen;
+	int nid;
 };
 
 /**
@@ -249,7 +253,8 @@ struct swap_prefetch_zone_snap {
  *	BIT(&enum swap_prefetch_activity_item)
  * @free_falling: free memory is falling, or not yet known to be steady
  *	(swap_prefetch_trend_update())
- * @zones_short: populated zones without enough free pages
+ * @nr_nodes: nodes with memory
+ * @nodes_short: nodes with memory of which a populated zone lacks room
  * @swap_io: sectors others moved on the swap devices since the last check
  * @cpu_busy: others kept more than half of the CPUs' time busy
  * @laptop_mode: vm.laptop_mode is set
@@ -263,7 +268,8 @@ struct swap_prefetch_zone_snap {
 struct swap_prefetch_snapshot {
 	unsigned int activity;
 	bool free_falling;
-	unsigned int zones_short;
+	unsigned int nr_nodes;
+	unsigned int nodes_short;
 	unsigned long swap_io;
 	bool cpu_busy;
 	bool laptop_mode;
@@ -295,9 +301,9 @@ enum swap_prefetch_verdict {
 enum swap_prefetch_stop {
 	SWAP_PREFETCH_STOP_DONE,	/* read its whole batch */
 	SWAP_PREFETCH_STOP_EMPTY,	/* nothing left to read */
-	SWAP_PREFETCH_STOP_LOW_FREE,	/* a zone fell below the mark */
+	SWAP_PREFETCH_STOP_LOW_FREE,	/* the entries' nodes are below the mark */
 	SWAP_PREFETCH_STOP_BUSY,	/* foreground activity started */
-	SWAP_PREFETCH_STOP_NOMEM,	/* no folio although zones had room */
+	SWAP_PREFETCH_STOP_NOMEM,	/* no folio though its node had room */
 	SWAP_PREFETCH_STOP_EXIT,	/* kprefetchd is stopping */
 };
 
@@ -404,14 +410,15 @@ void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 				unsigned long max_chunks);
 long swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 			       struct swap_prefetch_shard *shard,
-			       swp_entry_t entry, unsigned long nr,
+			       swp_entry_t entry, unsigned long nr, int nid,
 			       unsigned long *recycled, bool *first);
 unsigned int swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 				       struct swap_prefetch_candidate *c,
-				       unsigned int max, unsigned long *stale);
+				       unsigned int max, const nodemask_t *nodes,
+				       unsigned long *stale);
 bool swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 				  struct swap_prefetch_shard *shard,
-				  swp_entry_t entry, unsigned long nr);
+				  swp_entry_t entry, unsigned long nr, int nid);
 bool swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
 				   const struct swap_prefetch_candidate *c);
 unsigned long swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,

@@ -65,7 +65,7 @@ static long add(struct swap_prefetch_tracker *t, unsigned int shard,
 	bool wake;
 
 	return swap_prefetch_tracker_add(t, shard_nr(t, shard),
-					 swp_entry(type, offset), nr,
+					 swp_entry(type, offset), nr, 0,
 					 &recycled, &wake);
 }
 
@@ -83,7 +83,7 @@ static void expect_order(struct kunit *test, struct swap_prefetch_tracker *t,
 	unsigned long stale = 0;
 	unsigned int i, n;
 
-	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), &stale);
+	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL, &stale);
 	KUNIT_EXPECT_EQ(test, n, nr);
 	for (i = 0; i < min(n, nr); i++)
 		KUNIT_EXPECT_EQ_MSG(test, swp_offset(got[i].entry), want[i],
@@ -114,12 +114,12 @@ static void swap_prefetch_test_tracker_empty(struct kunit *test)
 	unsigned long counts[2], stale = 0;
 
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, &stale), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, &stale), 0U);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2), 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 	add_one(test, t, 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, &stale), 1U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, &stale), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 	KUNIT_EXPECT_EQ(test, stale, 0UL);
 }
@@ -147,14 +147,14 @@ static void swap_prefetch_test_tracker_chunk_boundary(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, SLOTS + 10), (long)SLOTS + 10);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 2L);
-	n = swap_prefetch_tracker_pop(t, got, 20, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 20, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 20U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
 				(pgoff_t)SLOTS + 9 - i);
 	/* The newer chunk, its 10 entries read, is freed at once. */
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
-	n = swap_prefetch_tracker_pop(t, got, SLOTS + 10, &stale);
+	n = swap_prefetch_tracker_pop(t, got, SLOTS + 10, NULL, &stale);
 	KUNIT_EXPECT_EQ(test, n, SLOTS - 10);
 	KUNIT_EXPECT_EQ(test, swp_offset(got[n - 1].entry), 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
@@ -175,7 +175,7 @@ static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 	for (off = 0; off < total; off++) {
 		KUNIT_ASSERT_EQ(test,
 				swap_prefetch_tracker_add(t, shard_nr(t, 0),
-							  swp_entry(0, off), 1,
+							  swp_entry(0, off), 1, 0,
 							  &recycled, &wake), 1L);
 		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
 		/* kprefetchd, woken, trims at once. */
@@ -188,7 +188,7 @@ static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 	/* Nothing lost on the way: what is left plus what was trimmed. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 1) + trimmed,
 			total);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, &stale), 8U);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, NULL, &stale), 8U);
 	for (off = 0; off < 8; off++)
 		KUNIT_EXPECT_EQ(test, swp_offset(got[off].entry), total - 1 - off);
 }
@@ -208,7 +208,7 @@ static void swap_prefetch_test_tracker_cap_without_trim(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, SLOTS), (long)SLOTS);
 	KUNIT_EXPECT_EQ(test,
 			swap_prefetch_tracker_add(t, shard_nr(t, 0),
-						  swp_entry(0, SLOTS), 5,
+						  swp_entry(0, SLOTS), 5, 0,
 						  &recycled, &wake), 5L);
 	KUNIT_EXPECT_EQ(test, recycled, (unsigned long)SLOTS);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
@@ -245,7 +245,7 @@ static void swap_prefetch_test_tracker_types(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counts[2], 0UL);
 	/* Types beyond the room given are counted in the total only. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 0), 5UL);
-	n = swap_prefetch_tracker_pop(t, got, 8, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 8, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 5U);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, swp_type(got[i].entry), want_type[i]);
@@ -269,7 +269,7 @@ static void swap_prefetch_test_tracker_purge(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 1, 2), 2L);
 	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 10, 2), 2L);
 	/* kprefetchd pops the newest, then swapoff purges type 1. */
-	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, &early, 1, &stale), 1U);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, &early, 1, NULL, &stale), 1U);
 	KUNIT_EXPECT_EQ(test, swp_type(early.entry), 1U);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_tracker_current(t, &early));
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_purge(t, 1), 4UL);
@@ -278,7 +278,7 @@ static void swap_prefetch_test_tracker_purge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
 	/* A swapon reuses type 1: its offsets are new entries. */
 	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 1, 1), 1L);
-	n = swap_prefetch_tracker_pop(t, got, 8, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 8, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 3U);
 	KUNIT_EXPECT_EQ(test, got[0].entry.val, swp_entry(1, 1).val);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_tracker_current(t, &got[0]));
@@ -306,12 +306,12 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 	u32 rnd = 1;
 
 	/* The first record into an empty tracker wakes; the next does not. */
-	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 1), 1,
-					  &recycled, &wake);
+	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 1),
+					  1, 0, &recycled, &wake);
 	KUNIT_EXPECT_EQ(test, added, 1L);
 	KUNIT_EXPECT_TRUE(test, wake);
-	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 2), 1,
-					  &recycled, &wake);
+	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 2),
+					  1, 0, &recycled, &wake);
 	KUNIT_EXPECT_EQ(test, added, 1L);
 	KUNIT_EXPECT_FALSE(test, wake);
 
@@ -332,15 +332,14 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 					swap_prefetch_tracker_add(t, shard_nr(t, shard),
 								  swp_entry((rnd >> 2) % 2,
 									    (rnd >> 4) % 4096),
-								  (rnd >> 24) % 600 + 1,
+								  (rnd >> 24) % 600 + 1, 0,
 								  &recycled, &wake),
 					0L);
 			if (wake)
 				asleep = false;
 			break;
 		case 2:
-			swap_prefetch_tracker_pop(t, got, (rnd >> 20) % 8 + 1,
-						  &stale);
+			swap_prefetch_tracker_pop(t, got, (rnd >> 20) % 8 + 1, NULL, &stale);
 			asleep = !atomic_long_read(&t->nr_chunks);
 			break;
 		default:
@@ -388,7 +387,7 @@ static void swap_prefetch_test_tracker_trim_dead_first(struct kunit *test)
 	KUNIT_EXPECT_GT(test, dead, 0UL);
 	/* The open chunk's dead entries, then all 500 live ones in order. */
 	swap_prefetch_tracker_trim(t, odd_are_dead, &dead);
-	n = swap_prefetch_tracker_pop(t, got, SLOTS + 500, &stale);
+	n = swap_prefetch_tracker_pop(t, got, SLOTS + 500, NULL, &stale);
 	for (i = 0; i < n && swp_offset(got[i].entry) >= DEAD_FROM; i++)
 		;
 	KUNIT_ASSERT_EQ(test, n - i, 500U);
@@ -417,6 +416,71 @@ static void swap_prefetch_test_tracker_sift(struct kunit *test)
 	expect_order(test, t, want, ARRAY_SIZE(want));
 }
 
+/* The node the test entry at @off is recorded from: runs of 100 a node. */
+static int run_nid(pgoff_t off)
+{
+	return (off / 100) % 2;
+}
+
+/*
+ * Pop @t with @nodes in slices until it gives nothing; every entry must
+ * come back with the node it was recorded from, be one of @want_nid's,
+ * and come newest first.  Returns how many came back.
+ */
+static unsigned int pop_node(struct kunit *test, struct swap_prefetch_tracker *t,
+			     const nodemask_t *nodes, int want_nid)
+{
+	struct swap_prefetch_candidate got[16];
+	unsigned long stale = 0, prev = ULONG_MAX;
+	unsigned int i, n, total = 0;
+
+	while ((n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), nodes,
+					      &stale))) {
+		for (i = 0; i < n; i++) {
+			pgoff_t off = swp_offset(got[i].entry);
+
+			KUNIT_EXPECT_EQ(test, got[i].nid, run_nid(off));
+			KUNIT_EXPECT_EQ(test, got[i].nid, want_nid);
+			KUNIT_EXPECT_LT(test, off, prev);
+			prev = off;
+		}
+		total += n;
+	}
+	KUNIT_EXPECT_EQ(test, stale, 0UL);
+	return total;
+}
+
+/*
+ * Pages go back to the node they were swapped out from, and a node short
+ * of memory holds back only its own entries: a pop for node 1 takes node
+ * 1's entries alone, newest first, and leaves node 0's in place, in
+ * order, for a later pop - also after a sift has packed the chunks.
+ */
+static void swap_prefetch_test_tracker_nodes(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 64);
+	nodemask_t node1 = nodemask_of_node(1);
+	unsigned long recycled;
+	pgoff_t off;
+	bool wake;
+
+	if (MAX_NUMNODES < 2)
+		kunit_skip(test, "needs CONFIG_NUMA");
+	for (off = 0; off < 3000; off++)
+		KUNIT_ASSERT_EQ(test,
+				swap_prefetch_tracker_add(t, shard_nr(t, 0),
+							  swp_entry(0, off), 1,
+							  run_nid(off),
+							  &recycled, &wake),
+				1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, odd_are_dead),
+			1500UL);
+	KUNIT_EXPECT_EQ(test, pop_node(test, t, &node1, 1), 750U);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&t->nr_chunks), 0L);
+	KUNIT_EXPECT_EQ(test, pop_node(test, t, NULL, 0), 750U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+}
+
 static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_empty),
 	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
@@ -427,6 +491,7 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_sift),
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
 	KUNIT_CASE(swap_prefetch_test_tracker_types),
+	KUNIT_CASE(swap_prefetch_test_tracker_nodes),
 	KUNIT_CASE(swap_prefetch_test_tracker_purge),
 	KUNIT_CASE(swap_prefetch_test_tracker_record_wakes),
 	{}
@@ -469,18 +534,18 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	add_one(test, t, 1);
 	contended = vm_event(test, SWAP_PREFETCH_CONTENDED);
 	spin_lock(&locked->lock);
-	added = swap_prefetch_tracker_add(t, locked, swp_entry(0, 2), 1,
+	added = swap_prefetch_tracker_add(t, locked, swp_entry(0, 2), 1, 0,
 					  &recycled, &wake);
 	KUNIT_EXPECT_EQ(test, added, -EBUSY);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	KUNIT_EXPECT_FALSE(test, wake);
 	/* The hook's wrapper counts the skip, once per swap-out. */
-	wake = swap_prefetch_tracker_record(t, locked, swp_entry(0, 2), 4);
+	wake = swap_prefetch_tracker_record(t, locked, swp_entry(0, 2), 4, 0);
 	KUNIT_EXPECT_FALSE(test, wake);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED),
 			contended + 1);
 	if (other) {
-		added = swap_prefetch_tracker_add(t, other, swp_entry(0, 3), 1,
+		added = swap_prefetch_tracker_add(t, other, swp_entry(0, 3), 1, 0,
 						  &recycled, &wake);
 		KUNIT_EXPECT_EQ(test, added, 1L);
 	}
@@ -695,8 +760,12 @@ static const struct verdict_case verdict_cases[] = {
 	  SWAP_PREFETCH_CPU_BUSY },
 	{ "swap_full", { .totalram = TEST_TOTALRAM, .swap_full = true },
 	  SWAP_PREFETCH_SWAP_FULL },
-	{ "one_zone_short", { .totalram = TEST_TOTALRAM, .zones_short = 1 },
-	  SWAP_PREFETCH_LOW_FREE },
+	{ "only_node_short", { .totalram = TEST_TOTALRAM, .nr_nodes = 1,
+			       .nodes_short = 1 }, SWAP_PREFETCH_LOW_FREE },
+	{ "one_of_two_nodes_short", { .totalram = TEST_TOTALRAM, .nr_nodes = 2,
+				      .nodes_short = 1 }, SWAP_PREFETCH_GO },
+	{ "both_nodes_short", { .totalram = TEST_TOTALRAM, .nr_nodes = 2,
+				.nodes_short = 2 }, SWAP_PREFETCH_LOW_FREE },
 	/* A journal's small writes to the swap disk are not contention. */
 	{ "swap_io_below", { .totalram = TEST_TOTALRAM,
 			     .swap_io = SWAP_PREFETCH_IO_SLACK - 1 },

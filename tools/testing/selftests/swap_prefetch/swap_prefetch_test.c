@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 #include "../kselftest.h"
@@ -1348,6 +1349,222 @@ out:
 	rmdir(dir);
 }
 
+
+/*
+ * NUMA: a page goes back to the node it was swapped out from.  These
+ * tests need two nodes with memory; scripts/selftests --numa boots the
+ * guest with numa=fake=2 for them.
+ */
+#define SP_MPOL_BIND	2
+
+/* How many nodes have memory: sysfs lists them as "0-1" or "0,2". */
+static int nr_memory_nodes(void)
+{
+	char list[256], *tok, *save;
+	int nr = 0, a, b;
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "r");
+
+	if (!f)
+		return 1;
+	if (!fgets(list, sizeof(list), f))
+		list[0] = 0;
+	fclose(f);
+	for (tok = strtok_r(list, ",\n", &save); tok;
+	     tok = strtok_r(NULL, ",\n", &save)) {
+		if (sscanf(tok, "%d-%d", &a, &b) == 2)
+			nr += b - a + 1;
+		else if (sscanf(tok, "%d", &a) == 1)
+			nr++;
+	}
+	return nr;
+}
+
+/* Bind @len bytes at @buf, not yet touched, to node @nid. */
+static void bind_to_node(char *buf, size_t len, int nid)
+{
+	unsigned long mask = 1UL << nid;
+
+	if (syscall(__NR_mbind, buf, len, SP_MPOL_BIND, &mask,
+		    8 * sizeof(mask), 0))
+		ksft_exit_fail_msg("mbind to node %d: %s\n", nid,
+				   strerror(errno));
+}
+
+/*
+ * Is some populated zone of node @nid below @num/@den of its high
+ * watermark?  At 3/1 that is kprefetchd's "no room" line.
+ */
+static bool node_below(int nid, long num, long den)
+{
+	long node = -1, free = -1, high = -1, managed;
+	bool below = false;
+	char line[256];
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %ld, zone", &node) == 1)
+			free = high = -1;
+		else if (sscanf(line, " pages free %ld", &free) == 1)
+			continue;
+		else if (sscanf(line, " high %ld", &high) == 1)
+			continue;
+		else if (sscanf(line, " managed %ld", &managed) == 1 &&
+			 node == nid && managed > 0 && free >= 0 && high >= 0)
+			below |= free * den < high * num;
+	}
+	if (f)
+		fclose(f);
+	return below;
+}
+
+/* Sets of @mib MiB, each bound to its node in @nids, pushed out at once. */
+static bool ws_swap_out_on(struct ws *w, const int *nids, int nr, size_t mib)
+{
+	bool out = true;
+	size_t swapped;
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		w[i].len = mib << 20;
+		w[i].pages = w[i].len / sp_page_size();
+		w[i].buf = sp_alloc(w[i].len);
+		bind_to_node(w[i].buf, w[i].len, nids[i]);
+		sp_fill(w[i].buf, w[i].len);
+	}
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	for (i = 0; i < nr; i++) {
+		swapped = sp_count_swapped(w[i].buf, w[i].len);
+		ksft_print_msg("set on node %d: %zu of %zu pages swapped out\n",
+			       nids[i], swapped, w[i].pages);
+		out &= swapped >= w[i].pages / 2;
+	}
+	return out;
+}
+
+/* Of @w's mapped pages, count those on node @nid and those elsewhere. */
+static void count_nodes(struct ws *w, int nid, size_t *on, size_t *off)
+{
+	void **pages = calloc(w->pages, sizeof(*pages));
+	int *status = calloc(w->pages, sizeof(*status));
+	size_t i;
+
+	*on = *off = 0;
+	if (!pages || !status)
+		ksft_exit_fail_msg("out of memory\n");
+	for (i = 0; i < w->pages; i++)
+		pages[i] = w->buf + i * sp_page_size();
+	if (syscall(__NR_move_pages, 0, w->pages, pages, NULL, status, 0))
+		ksft_exit_fail_msg("move_pages: %s\n", strerror(errno));
+	for (i = 0; i < w->pages; i++) {
+		if (status[i] == nid)
+			(*on)++;
+		else if (status[i] >= 0)
+			(*off)++;
+	}
+	free(pages);
+	free(status);
+}
+
+/*
+ * A set bound to node 1 comes back on node 1: prefetch reads it there,
+ * and the fault that uses it maps the page where prefetch put it.
+ */
+static void test_numa_home(void)
+{
+	const char *name = "a node-bound set comes back on its node";
+	size_t on, off, bad;
+	long used;
+	struct ws w;
+	int nid = 1, s;
+
+	if (nr_memory_nodes() < 2) {
+		ksft_test_result_skip("%s: one node (boot with numa=fake=2)\n",
+				      name);
+		return;
+	}
+	fast_pacing(1);
+	if (!ws_swap_out_on(&w, &nid, 1, ws_mib)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n",
+				      name);
+		return;
+	}
+	s = wait_resident(&w, 90, 60);
+	used = sp_vmstat("swap_prefetch_used");
+	bad = sp_verify(w.buf, w.len);
+	used = sp_vmstat("swap_prefetch_used") - used;
+	count_nodes(&w, nid, &on, &off);
+	ksft_print_msg("back after %d s; %ld pages used from prefetch; on node %d: %zu, elsewhere: %zu\n",
+		       s, used, nid, on, off);
+	ksft_test_result(s >= 0 && !bad && used >= (long)w.pages * 8 / 10 &&
+			 off == 0, "%s\n", name);
+	ws_free(&w);
+}
+
+/*
+ * Node 0 below kprefetchd's mark holds back node 0's entries only: the
+ * set of node 1 comes back meanwhile, node 0's stays out and node 0 is
+ * not filled, and once node 0 has room again its set comes back too.
+ */
+static void test_numa_short_node(void)
+{
+	const char *name = "a short node holds back its own pages only";
+	const int nids[2] = { 0, 1 };
+	size_t step = 64 * sp_page_size(), filled = 0, fill_len = 0;
+	size_t b_before, b_during, on, off, bad;
+	char *fill = MAP_FAILED;
+	struct ws w[2];
+	int s, s0 = -1;
+
+	if (nr_memory_nodes() < 2) {
+		ksft_test_result_skip("%s: one node (boot with numa=fake=2)\n",
+				      name);
+		return;
+	}
+	fast_pacing(1);
+	/* Hold reads back until node 0 is made short. */
+	set_vm("swap_prefetch_delay_ms", "600000");
+	if (!ws_swap_out_on(w, nids, 2, ws_mib / 2)) {
+		ksft_test_result_skip("%s: hog did not push the sets out\n",
+				      name);
+		goto out;
+	}
+	/* Fill node 0 to 2.5 times its high mark: short, but no kswapd. */
+	fill_len = sp_meminfo("MemTotal") << 10;
+	fill = sp_alloc(fill_len);
+	bind_to_node(fill, fill_len, 0);
+	while (filled + step <= fill_len && !node_below(0, 5, 2)) {
+		memset(fill + filled, 1, step);
+		filled += step;
+	}
+	ksft_print_msg("node 0 filled by %zu KiB; below its mark: %s\n",
+		       filled >> 10, node_below(0, 3, 1) ? "yes" : "no");
+	b_before = sp_count_resident(w[0].buf, w[0].len);
+	set_vm("swap_prefetch_delay_ms", "1000");
+	s = wait_resident(&w[1], 90, 60);
+	b_during = sp_count_resident(w[0].buf, w[0].len);
+	ksft_print_msg("node 1's set back after %d s; node 0's: %zu pages resident before, %zu after\n",
+		       s, b_before, b_during);
+	ksft_print_msg("node 0 still below its mark: %s\n",
+		       node_below(0, 3, 1) ? "yes" : "no");
+	/* Room again on node 0: its set is only held back, not dropped. */
+	munmap(fill, fill_len);
+	fill = MAP_FAILED;
+	s0 = wait_resident(&w[0], 50, 60);
+	bad = sp_verify(w[0].buf, w[0].len) + sp_verify(w[1].buf, w[1].len);
+	count_nodes(&w[0], 0, &on, &off);
+	ksft_print_msg("node 0's set back %d s after the fill went: %zu on node 0, %zu elsewhere\n",
+		       s0, on, off);
+	ksft_test_result(s >= 0 && b_during <= b_before + w[0].pages / 20 &&
+			 s0 >= 0 && off == 0 && !bad, "%s\n", name);
+out:
+	if (fill != MAP_FAILED)
+		munmap(fill, fill_len);
+	ws_free(&w[0]);
+	ws_free(&w[1]);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1371,6 +1588,8 @@ static const struct {
 	{ "swap_full_group", test_swap_full_group },
 	{ "shmem", test_shmem },
 	{ "workingset", test_workingset_refaults },
+	{ "numa_home", test_numa_home },
+	{ "numa_short_node", test_numa_short_node },
 };
 
 static bool wanted(const char *name, int argc, char **argv)
