@@ -89,7 +89,6 @@ static int swap_prefetch_adaptive __read_mostly = 1;
 
 static DEFINE_MUTEX(swap_prefetch_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(kprefetchd_wait);
-static DEFINE_PER_CPU(struct swap_prefetch_shard, swap_prefetch_shards);
 static struct swap_prefetch_tracker swap_prefetch_global;
 
 /* kprefetchd's private state: only the thread touches these. */
@@ -131,28 +130,47 @@ static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 	(GFP_NOWAIT | __GFP_HIGH | __GFP_NOWARN | __GFP_NOMEMALLOC)
 
 /**
+ * swap_prefetch_shards_alloc - allocate a shard per possible CPU
+ * @nr_nodes: open chunks per shard, one per node
+ *
+ * Return: the shards, or NULL.  free_percpu() frees them.
+ */
+VISIBLE_IF_KUNIT struct swap_prefetch_shard __percpu *
+swap_prefetch_shards_alloc(unsigned int nr_nodes)
+{
+	return __alloc_percpu(struct_size_t(struct swap_prefetch_shard, open,
+					    nr_nodes),
+			      __alignof__(struct swap_prefetch_shard));
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_shards_alloc);
+
+/**
  * swap_prefetch_tracker_init - set up an empty tracker
  * @t: the tracker
- * @shards: one shard per possible CPU, not yet initialised
+ * @shards: from swap_prefetch_shards_alloc(@nr_nodes), not yet initialised
+ * @nr_nodes: nodes whose pages may be recorded: 0 to @nr_nodes - 1
  * @max_chunks: how many chunks it may hold before recycling the oldest
  *
- * An empty tracker holds no memory of its own: chunks are allocated by
- * the first record that needs one.
+ * An empty tracker holds no chunk: chunks are allocated by the first
+ * record that needs one.
  */
 VISIBLE_IF_KUNIT void
 swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 			   struct swap_prefetch_shard __percpu *shards,
-			   unsigned long max_chunks)
+			   unsigned int nr_nodes, unsigned long max_chunks)
 {
+	unsigned int nid;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct swap_prefetch_shard *shard = per_cpu_ptr(shards, cpu);
 
 		spin_lock_init(&shard->lock);
-		shard->open = NULL;
+		for (nid = 0; nid < nr_nodes; nid++)
+			shard->open[nid] = NULL;
 	}
 	t->shards = shards;
+	t->nr_nodes = nr_nodes;
 	init_llist_head(&t->full);
 	spin_lock_init(&t->lock);
 	INIT_LIST_HEAD(&t->chunks);
@@ -231,16 +249,17 @@ static bool swap_prefetch_chunk_stale(struct swap_prefetch_tracker *t,
 }
 
 /*
- * Hand a shard's chunk over to kprefetchd, newest first, or free it if
- * it holds nothing.  Caller holds the shard lock.
+ * Hand a shard's open chunk of node @nid over to kprefetchd, newest
+ * first, or free it if it holds nothing.  Caller holds the shard lock.
  */
 static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
-				      struct swap_prefetch_shard *shard)
+				      struct swap_prefetch_shard *shard,
+				      int nid)
 {
-	struct swap_prefetch_chunk *c = shard->open;
+	struct swap_prefetch_chunk *c = shard->open[nid];
 
 	lockdep_assert_held(&shard->lock);
-	shard->open = NULL;
+	shard->open[nid] = NULL;
 	if (c->nr)
 		llist_add(&c->llnode, &t->full);
 	else
@@ -250,16 +269,15 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
 /*
  * The chunk that takes the next record of swap @type from node @nid, or
  * NULL if there is none and the cap or the allocator allows none.  A
- * chunk holds one device's entries of one node: a record of another
- * starts a fresh one.  That is rare: kswapd reclaims one node, and direct
- * reclaim a node at a time.  Caller holds the shard lock.
+ * chunk holds one device's entries of one node; each node has its own
+ * open chunk.  Caller holds the shard lock.
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 			 struct swap_prefetch_shard *shard, unsigned int type,
 			 int nid, unsigned long *recycled, bool *wake)
 {
-	struct swap_prefetch_chunk *c = shard->open, *fresh;
+	struct swap_prefetch_chunk *c = shard->open[nid], *fresh;
 
 	lockdep_assert_held(&shard->lock);
 	if (c && swap_prefetch_chunk_stale(t, c)) {
@@ -267,8 +285,7 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		swap_prefetch_chunk_reset(t, c, type, nid);
 		return c;
 	}
-	if (c && c->type == type && c->nid == nid &&
-	    c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
+	if (c && c->type == type && c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
 		return c;
 	fresh = swap_prefetch_chunk_new(t, type, nid, wake);
 	if (!fresh) {
@@ -283,8 +300,8 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		return c;
 	}
 	if (c)
-		swap_prefetch_shard_close(t, shard);
-	shard->open = fresh;
+		swap_prefetch_shard_close(t, shard, nid);
+	shard->open[nid] = fresh;
 	return fresh;
 }
 
@@ -357,6 +374,7 @@ static void swap_prefetch_tracker_collect(struct swap_prefetch_tracker *t)
  */
 static void swap_prefetch_tracker_collect_all(struct swap_prefetch_tracker *t)
 {
+	unsigned int nid;
 	int cpu;
 
 	lockdep_assert_held(&t->lock);
@@ -364,8 +382,9 @@ static void swap_prefetch_tracker_collect_all(struct swap_prefetch_tracker *t)
 		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
 
 		spin_lock(&shard->lock);
-		if (shard->open)
-			swap_prefetch_shard_close(t, shard);
+		for (nid = 0; nid < t->nr_nodes; nid++)
+			if (shard->open[nid])
+				swap_prefetch_shard_close(t, shard, nid);
 		spin_unlock(&shard->lock);
 	}
 	swap_prefetch_tracker_collect(t);
@@ -614,6 +633,7 @@ swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
 {
 	struct swap_prefetch_chunk *c;
 	unsigned long total = 0;
+	unsigned int nid;
 	int cpu;
 
 	memset(counts, 0, nr_types * sizeof(*counts));
@@ -625,9 +645,12 @@ swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
 		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
 
 		spin_lock(&shard->lock);
-		if (shard->open)
-			total += swap_prefetch_chunk_count(t, shard->open,
-							   counts, nr_types);
+		for (nid = 0; nid < t->nr_nodes; nid++)
+			if (shard->open[nid])
+				total += swap_prefetch_chunk_count(t,
+								   shard->open[nid],
+								   counts,
+								   nr_types);
 		spin_unlock(&shard->lock);
 	}
 	spin_unlock(&t->lock);
@@ -2009,6 +2032,7 @@ static void __init swap_prefetch_debugfs_init(void)
 
 static int __init swap_prefetch_init(void)
 {
+	struct swap_prefetch_shard __percpu *shards;
 	struct task_struct *thread;
 	int err;
 
@@ -2019,7 +2043,10 @@ static int __init swap_prefetch_init(void)
 	 * memory, so older entries would only be read to be dropped again.
 	 * The 2005 cap, 5% of RAM worth of entries, tracked eight times RAM.
 	 */
-	swap_prefetch_tracker_init(&swap_prefetch_global, &swap_prefetch_shards,
+	shards = swap_prefetch_shards_alloc(nr_node_ids);
+	if (!shards)
+		return -ENOMEM;
+	swap_prefetch_tracker_init(&swap_prefetch_global, shards, nr_node_ids,
 				   totalram_pages() / 1024);
 
 	thread = kthread_run(kprefetchd, NULL, "kprefetchd");

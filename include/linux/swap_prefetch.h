@@ -188,16 +188,21 @@ struct swap_prefetch_chunk {
 /**
  * struct swap_prefetch_shard - where the swap-outs of one CPU are recorded
  * @lock: protects @open; the swap-out path only trylocks it
- * @open: the chunk being filled, or NULL
+ * @open: per node, the chunk being filled with that node's pages, or NULL
+ *
+ * One open chunk per node: on a CPU that runs the kswapd of two nodes, or
+ * direct reclaim that goes from node to node, each node's records still
+ * fill whole chunks.
  */
 struct swap_prefetch_shard {
 	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
-	struct swap_prefetch_chunk *open;
+	struct swap_prefetch_chunk *open[];
 };
 
 /**
  * struct swap_prefetch_tracker - swapped-out entries, most recent first
  * @shards: one per CPU
+ * @nr_nodes: the open chunks of each shard: nodes 0 to @nr_nodes - 1
  * @full: chunks filled by swap-out, newest first, not yet collected
  * @lock: protects @chunks; never taken on the swap paths
  * @chunks: collected chunks, newest first
@@ -209,6 +214,7 @@ struct swap_prefetch_shard {
  */
 struct swap_prefetch_tracker {
 	struct swap_prefetch_shard __percpu *shards;
+	unsigned int nr_nodes;
 	struct llist_head full;
 	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
 	struct list_head chunks;
@@ -405,9 +411,11 @@ struct swap_prefetch_tunables {
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct swap_prefetch_shard __percpu *
+swap_prefetch_shards_alloc(unsigned int nr_nodes);
 void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 				struct swap_prefetch_shard __percpu *shards,
-				unsigned long max_chunks);
+				unsigned int nr_nodes, unsigned long max_chunks);
 long swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 			       struct swap_prefetch_shard *shard,
 			       swp_entry_t entry, unsigned long nr, int nid,

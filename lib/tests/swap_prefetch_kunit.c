@@ -27,9 +27,10 @@ static struct swap_prefetch_tracker *new_tracker(struct kunit *test,
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	shards = alloc_percpu(struct swap_prefetch_shard);
+	/* Two nodes: node 1 is only ever a number to the tracker. */
+	shards = swap_prefetch_shards_alloc(2);
 	KUNIT_ASSERT_NOT_NULL(test, shards);
-	swap_prefetch_tracker_init(t, shards, max_chunks);
+	swap_prefetch_tracker_init(t, shards, 2, max_chunks);
 	test->priv = t;
 	return t;
 }
@@ -451,8 +452,10 @@ static unsigned int pop_node(struct kunit *test, struct swap_prefetch_tracker *t
 }
 
 /*
- * Pages go back to the node they were swapped out from, and a node short
- * of memory holds back only its own entries: a pop for node 1 takes node
+ * Pages go back to the node they were swapped out from; records that
+ * alternate between nodes, as two nodes' kswapd on one CPU make them,
+ * still fill whole chunks; and a node short of memory holds back only
+ * its own entries: a pop for node 1 takes node
  * 1's entries alone, newest first, and leaves node 0's in place, in
  * order, for a later pop - also after a sift has packed the chunks.
  */
@@ -473,6 +476,8 @@ static void swap_prefetch_test_tracker_nodes(struct kunit *test)
 							  run_nid(off),
 							  &recycled, &wake),
 				1L);
+	/* Interleaved, each node fills whole chunks: 1500 fit in two. */
+	KUNIT_EXPECT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, odd_are_dead),
 			1500UL);
 	KUNIT_EXPECT_EQ(test, pop_node(test, t, &node1, 1), 750U);
