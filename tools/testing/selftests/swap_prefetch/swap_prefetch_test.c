@@ -13,6 +13,7 @@
  * writeback test may overwrite.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -1349,7 +1350,6 @@ out:
 	rmdir(dir);
 }
 
-
 /*
  * NUMA: a page goes back to the node it was swapped out from.  These
  * tests need two nodes with memory; scripts/selftests --numa boots the
@@ -1373,7 +1373,7 @@ static int nr_memory_nodes(void)
 	     tok = strtok_r(NULL, ",\n", &save)) {
 		if (sscanf(tok, "%d-%d", &a, &b) == 2)
 			nr += b - a + 1;
-		else if (sscanf(tok, "%d", &a) == 1)
+		else if (isdigit((unsigned char)*tok))
 			nr++;
 	}
 	return nr;
@@ -1402,15 +1402,18 @@ static bool node_below(int nid, long num, long den)
 	FILE *f = fopen("/proc/zoneinfo", "r");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Node %ld, zone", &node) == 1)
-			free = high = -1;
-		else if (sscanf(line, " pages free %ld", &free) == 1)
+		if (sscanf(line, "Node %ld, zone", &node) == 1) {
+			free = -1;
+			high = -1;
+		} else if (sscanf(line, " pages free %ld", &free) == 1) {
 			continue;
-		else if (sscanf(line, " high %ld", &high) == 1)
+		} else if (sscanf(line, " high %ld", &high) == 1) {
 			continue;
-		else if (sscanf(line, " managed %ld", &managed) == 1 &&
-			 node == nid && managed > 0 && free >= 0 && high >= 0)
+		} else if (sscanf(line, " managed %ld", &managed) == 1 &&
+			   node == nid && managed > 0 && free >= 0 &&
+			   high >= 0) {
 			below |= free * den < high * num;
+		}
 	}
 	if (f)
 		fclose(f);
@@ -1495,8 +1498,9 @@ static void test_numa_home(void)
 	bad = sp_verify(w.buf, w.len);
 	used = sp_vmstat("swap_prefetch_used") - used;
 	count_nodes(&w, nid, &on, &off);
-	ksft_print_msg("back after %d s; %ld pages used from prefetch; on node %d: %zu, elsewhere: %zu\n",
-		       s, used, nid, on, off);
+	ksft_print_msg("back after %d s; %ld pages used from prefetch\n",
+		       s, used);
+	ksft_print_msg("on node %d: %zu, elsewhere: %zu\n", nid, on, off);
 	/*
 	 * Part of the set may still be in the swap cache from the swap-out;
 	 * a quarter read by prefetch is enough to see where its pages go.
@@ -1548,8 +1552,9 @@ static void test_numa_short_node(void)
 	set_vm("swap_prefetch_delay_ms", "1000");
 	s = wait_resident(&w[1], 90, 60);
 	b_during = sp_count_resident(w[0].buf, w[0].len);
-	ksft_print_msg("node 1's set back after %d s; node 0's: %zu pages resident before, %zu after\n",
-		       s, b_before, b_during);
+	ksft_print_msg("node 1's set back after %d s\n", s);
+	ksft_print_msg("node 0's set: %zu pages resident before, %zu after\n",
+		       b_before, b_during);
 	ksft_print_msg("node 0 still below its mark: %s\n",
 		       node_below(0, 3, 1) ? "yes" : "no");
 	/* Room again on node 0: its set is only held back, not dropped. */
@@ -1558,8 +1563,8 @@ static void test_numa_short_node(void)
 	s0 = wait_resident(&w[0], 50, 60);
 	bad = sp_verify(w[0].buf, w[0].len) + sp_verify(w[1].buf, w[1].len);
 	count_nodes(&w[0], 0, &on, &off);
-	ksft_print_msg("node 0's set back %d s after the fill went: %zu on node 0, %zu elsewhere\n",
-		       s0, on, off);
+	ksft_print_msg("node 0's set back %d s after the fill went\n", s0);
+	ksft_print_msg("%zu of its pages on node 0, %zu elsewhere\n", on, off);
 	ksft_test_result(s >= 0 && b_during <= b_before + w[0].pages / 20 &&
 			 s0 >= 0 && off == 0 && !bad, "%s\n", name);
 out:
