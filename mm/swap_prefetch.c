@@ -998,6 +998,28 @@ VISIBLE_IF_KUNIT bool swap_prefetch_swap_room_ok(unsigned long used,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_swap_room_ok);
 
+/**
+ * swap_prefetch_record_outlived - does a record name an earlier owner?
+ * @recorded_nid: the node the record says its folio left from
+ * @shadow_nid: the node in the slot's shadow entry, or %NUMA_NO_NODE
+ *
+ * A slot freed after its record was made can be given to another folio
+ * at the next swap-out, and the old record then points at the new
+ * owner's data.  The slot's shadow entry names the node of the folio
+ * reclaim evicted last, the current owner.  If that differs from the
+ * record's, the record is the earlier owner's: reading it would put the
+ * page on a node its owner did not choose, past that node's room check,
+ * and the current owner has a record of its own.
+ *
+ * Return: true if the record must be dropped as stale.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_record_outlived(int recorded_nid,
+						    int shadow_nid)
+{
+	return shadow_nid != NUMA_NO_NODE && shadow_nid != recorded_nid;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_record_outlived);
+
 /* Mechanism: the hooks and kprefetchd. */
 
 /**
@@ -1478,7 +1500,7 @@ static bool kprefetchd_charged_to_group(swp_entry_t entry)
 enum kprefetchd_outcome {
 	KPREFETCHD_READ,	/* read into the swap cache */
 	KPREFETCHD_CACHED,	/* already in the swap cache */
-	KPREFETCHD_STALE,	/* slot freed or device gone */
+	KPREFETCHD_STALE,	/* slot freed or reused, device gone */
 	KPREFETCHD_SKIPPED,	/* zswap, zero, zram, charge refused */
 	KPREFETCHD_FAILED,	/* no memory though its node had room */
 };
@@ -1574,7 +1596,8 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 	struct swap_info_struct *si;
 	struct mempolicy *mpol;
 	struct folio *folio;
-	bool allocated, refault;
+	bool allocated;
+	void *shadow;
 
 	si = get_swap_device(entry);
 	if (!si)
@@ -1591,7 +1614,13 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 	}
 
 	/* A racy look: a shadow that goes meanwhile costs one count. */
-	refault = get_shadow_from_swap_cache(entry);
+	shadow = get_shadow_from_swap_cache(entry);
+	if (shadow && IS_ENABLED(CONFIG_NUMA) &&
+	    swap_prefetch_record_outlived(cand->nid,
+					  workingset_shadow_nid(shadow))) {
+		ret = KPREFETCHD_STALE;
+		goto out;
+	}
 	mpol = kprefetchd_policy_for(cand->nid, &gfp);
 	folio = __read_swap_cache_async(entry, gfp, mpol, NO_INTERLEAVE_INDEX,
 					&allocated, true);
@@ -1600,7 +1629,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 		goto out;
 	}
 	if (allocated) {
-		kprefetchd_mark_unused(folio, refault);
+		kprefetchd_mark_unused(folio, shadow);
 		swap_read_folio(folio, splug);
 		/* The caller waits for the read, then drops the reference. */
 		*foliop = folio;

@@ -463,6 +463,7 @@ void swap_prefetch_round_done(struct swap_prefetch_pacer *p,
 			      const struct swap_prefetch_tunables *t);
 bool swap_prefetch_memcg_room_ok(unsigned long usage, unsigned long limit);
 bool swap_prefetch_swap_room_ok(unsigned long used, unsigned long limit);
+bool swap_prefetch_record_outlived(int recorded_nid, int shadow_nid);
 #endif /* CONFIG_KUNIT */
 #endif /* CONFIG_SWAP_PREFETCH */
 

@@ -1325,6 +1325,21 @@ static void swap_prefetch_test_swap_room_ok(struct kunit *test)
 							   PAGE_COUNTER_MAX));
 }
 
+/*
+ * A reused slot: its record is dropped only when the slot's shadow shows
+ * a folio of another node was evicted to it since; no shadow (never
+ * evicted with one, or shadows reclaimed) leaves the record to its node.
+ */
+static void swap_prefetch_test_record_outlived(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_record_outlived(1, 1));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_record_outlived(0, 0));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_record_outlived(1, 0));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_record_outlived(0, 1));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_record_outlived(1, NUMA_NO_NODE));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_record_outlived(0, NUMA_NO_NODE));
+}
+
 static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_idle_verdict, verdict_gen_params),
 	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
@@ -1346,6 +1361,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_pace_adaptive),
 	KUNIT_CASE(swap_prefetch_test_memcg_room_ok),
 	KUNIT_CASE(swap_prefetch_test_swap_room_ok),
+	KUNIT_CASE(swap_prefetch_test_record_outlived),
 	{}
 };
 

@@ -50,6 +50,20 @@ scenario() {
 	vm swap_prefetch 1
 	bench --idle "$IDLE" --label "${name}_on" --background "$*"
 }
+# A page-cache job after the idle period, as a backup or a build that
+# starts later would be: read half the RAM of the second disk twice, then
+# re-touch W.  Shows how long prefetched pages survive and who pays.
+pagecache() {
+	mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 2048))
+	for state in 0 1; do
+		vm swap_prefetch "$state"
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		label=pagecache_off
+		[ "$state" = 1 ] && label=pagecache_on
+		bench --idle "$IDLE" --label "$label" --then-read "/dev/vdb:$mib"
+	done
+}
 for s in $SCENARIOS; do
 	case $s in
 	churn2) scenario churn2 --churn 2 ;;
@@ -58,6 +72,7 @@ for s in $SCENARIOS; do
 	journal) scenario journal --writer /dev/vdb ;;
 	indexer) scenario indexer --reader /dev/vdb --reader-rate 4 ;;
 	waker) scenario waker --cpu 10 ;;
+	pagecache) pagecache ;;
 	mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
 	*) echo "demo: unknown scenario $s" ;;
 	esac

@@ -8,7 +8,11 @@
  * while sampling how much of W is back in memory, then re-touches W and
  * reports the time and major faults it took.  Every byte of W is checked
  * against its pattern at the end.  With --background, sp_noise runs
- * during the idle period, as a machine's background would.
+ * during the idle period, as a machine's background would.  With
+ * --then-read, a page-cache job follows the idle period before the
+ * re-touch: it reads part of a disk twice, and the result says how much
+ * of W survived it and what the job itself paid (its time per pass and
+ * the page cache's own refaults).
  *
  * One result line per run, "key=value" separated by spaces, so that the
  * benchmark script can tabulate runs made in the same boot.
@@ -17,6 +21,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -31,6 +36,8 @@ struct options {
 	const char *swapdev;
 	const char *trace;	/* file for "label second resident%" samples */
 	const char *background;	/* sp_noise arguments, run while idle */
+	const char *read_dev;	/* --then-read: the disk read after idling */
+	unsigned long read_mib;
 	int no_swapout;
 	int pageout;
 };
@@ -105,12 +112,47 @@ static int stop_background(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Read the first @mib MiB of @dev through the page cache; seconds or -1. */
+static double read_through_cache(const char *dev, unsigned long mib)
+{
+	static char chunk[1 << 20];
+	double t0 = sp_now();
+	unsigned long i;
+	int fd = open(dev, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < mib; i++) {
+		if (read(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return sp_now() - t0;
+}
+
+/* "dev:MiB" into @o; false if it is not that. */
+static bool parse_then_read(const char *arg, struct options *o)
+{
+	const char *colon = strrchr(arg, ':');
+	char *end;
+
+	if (!colon || colon == arg)
+		return false;
+	o->read_mib = strtoul(colon + 1, &end, 0);
+	if (*end || !o->read_mib)
+		return false;
+	o->read_dev = strndup(arg, colon - arg);
+	return o->read_dev;
+}
+
 static void print_help(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--ws MiB] [--hog MiB] [--idle s]\n", prog);
 	fprintf(stderr, "  [--peer none|willneed|swapoff] [--swapdev dev]\n");
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
-	fprintf(stderr, "  [--background 'sp_noise arguments']\n");
+	fprintf(stderr, "  [--background 'sp_noise arguments'] [--then-read dev:MiB]\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
@@ -126,6 +168,7 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "label", required_argument, NULL, 'l' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "background", required_argument, NULL, 'b' },
+		{ "then-read", required_argument, NULL, 'r' },
 		{ "no-swapout", no_argument, NULL, 'n' },
 		{ "pageout", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -162,6 +205,10 @@ static void parse(int argc, char **argv, struct options *o)
 		case 'b':
 			o->background = optarg;
 			break;
+		case 'r':
+			if (!parse_then_read(optarg, o))
+				print_help(argv[0]);
+			break;
 		case 'n':
 			o->no_swapout = 1;
 			break;
@@ -180,6 +227,9 @@ static void parse(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
+	double read_s[2] = { 0, 0 };
+	long file_refaults = 0;
+	size_t resident_idle;
 	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
 	int noise_rc = 0;
@@ -246,6 +296,18 @@ int main(int argc, char **argv)
 	if (noise)
 		noise_rc = stop_background(noise);
 
+	resident_idle = sp_count_resident(buf, len);
+	if (o.read_dev) {
+		file_refaults = sp_vmstat("workingset_refault_file");
+		read_s[0] = read_through_cache(o.read_dev, o.read_mib);
+		read_s[1] = read_through_cache(o.read_dev, o.read_mib);
+		file_refaults = sp_vmstat("workingset_refault_file") - file_refaults;
+		if (read_s[0] < 0 || read_s[1] < 0) {
+			fprintf(stderr, "cannot read %lu MiB of %s: %s\n",
+				o.read_mib, o.read_dev, strerror(errno));
+			return 2;
+		}
+	}
 	resident = sp_count_resident(buf, len);
 	flt0 = sp_majflt();
 	touch_s = sp_retouch(buf, len);
@@ -260,8 +322,12 @@ int main(int argc, char **argv)
 	       100.0 * resident / pages, o.peer, peer_s);
 	printf(" restore_s=%.2f touch_s=%.3f majflt=%ld prefetched=%ld bad_pages=%zu",
 	       restore_s, touch_s, flt, read1 - read0, bad);
-	printf(" used=%ld unused_reclaimed=%ld unused_freed=%ld\n",
+	printf(" used=%ld unused_reclaimed=%ld unused_freed=%ld",
 	       use1[0] - use0[0], use1[1] - use0[1], use1[2] - use0[2]);
+	printf(" resident_after_idle_pct=%.1f then_read_mib=%lu",
+	       100.0 * resident_idle / pages, o.read_dev ? o.read_mib : 0);
+	printf(" then_read_s=%.2f then_reread_s=%.2f file_refaults=%ld\n",
+	       read_s[0], read_s[1], file_refaults);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;
