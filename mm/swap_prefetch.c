@@ -33,7 +33,7 @@
  *   on wherever they are: kprefetchd pins the device with
  *   get_swap_device(), which swapoff waits for, and checks the generation
  *   again before it reads.  Nothing purged comes back.
- * - swap_prefetch_mutex serialises sysctl writes that switch the feature.
+ * - swap_prefetch_mutex serialises the writes that switch the feature.
  */
 
 #define pr_fmt(fmt) "swap_prefetch: " fmt
@@ -44,6 +44,7 @@
 #include <linux/init.h>
 #include <linux/ioprio.h>
 #include <linux/kernel_stat.h>
+#include <linux/kobject.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
 #include <linux/mempolicy.h>
@@ -56,7 +57,7 @@
 #include <linux/swap_cgroup.h>
 #include <linux/swap_prefetch.h>
 #include <linux/swapops.h>
-#include <linux/sysctl.h>
+#include <linux/sysfs.h>
 #include <linux/tick.h>
 #include <linux/vmstat.h>
 #include <linux/writeback.h>
@@ -73,14 +74,15 @@ DEFINE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
 struct task_struct *kprefetchd_task __read_mostly;
 
 /* 1: record swapped-out entries and prefetch them when idle. */
-static int sysctl_swap_prefetch __read_mostly = 1;
+static int swap_prefetch_on __read_mostly = 1;
 /*
- * The 2005 defaults: after any VM activity wait 5 s, then read 32 pages
- * (128 KiB) a second while the VM stays idle.
+ * The 2005 defaults: after any VM activity wait 5 s, then read 128 KiB
+ * (32 pages of 4 KiB) a second while the VM stays idle.
  */
 static int swap_prefetch_delay_ms __read_mostly = 5000;
 static int swap_prefetch_interval_ms __read_mostly = 1000;
-static int swap_prefetch_batch_pages __read_mostly = 32;
+static int swap_prefetch_batch_pages __read_mostly =
+	DIV_ROUND_UP(SZ_128K, PAGE_SIZE);
 /*
  * 2005's fixed 128 KiB/s would need half an hour for 256 MiB: speed up
  * while the VM stays idle, drop back at the first sign of activity.
@@ -107,7 +109,7 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_idle, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
-/* Bit 0: a sysctl changed the pacing; look again now. */
+/* Bit 0: a knob changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
  * A round reads in slices: it pops a slice, reads it in offset order, and
@@ -1044,12 +1046,12 @@ swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 	added = swap_prefetch_tracker_add(t, shard, entry, nr, nid, &recycled,
 					  &wake);
 	if (added < 0) {
-		count_vm_event(SWAP_PREFETCH_CONTENDED);
+		count_vm_event(SWAP_PREFETCH_CONTENDED_SWAPOUTS);
 		return false;
 	}
-	count_vm_events(SWAP_PREFETCH_NOMEM, nr - added);
-	count_vm_events(SWAP_PREFETCH_RECORDED, added);
-	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
+	count_vm_events(SWAP_PREFETCH_NOMEM_PAGES, nr - added);
+	count_vm_events(SWAP_PREFETCH_RECORDED_PAGES, added);
+	count_vm_events(SWAP_PREFETCH_RECYCLED_PAGES, recycled);
 	return wake;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_record);
@@ -1074,7 +1076,7 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr, int nid)
 	 */
 	if ((swp_swap_info(entry)->flags & SWP_SYNCHRONOUS_IO) ||
 	    zswap_present(entry) || swp_offset(entry) + nr - 1 > U32_MAX) {
-		count_vm_events(SWAP_PREFETCH_SKIPPED, nr);
+		count_vm_events(SWAP_PREFETCH_SKIPPED_PAGES, nr);
 		return;
 	}
 	/* Preemption may move us on: the shard lock makes any CPU's safe. */
@@ -1130,7 +1132,7 @@ void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 	}
 	xas_unlock_irq(&xas);
 	if (used)
-		count_vm_event(SWAP_PREFETCH_USED);
+		count_vm_event(SWAP_PREFETCH_USED_PAGES);
 	if (refault)
 		lruvec_stat_mod_folio(folio, WORKINGSET_REFAULT_ANON,
 				      folio_nr_pages(folio));
@@ -1149,8 +1151,8 @@ void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
 		return;
 	xas_clear_mark(xas, SWAP_PREFETCH_MARK);
 	xas_clear_mark(xas, SWAP_PREFETCH_REFAULT_MARK);
-	count_vm_event(shadow ? SWAP_PREFETCH_UNUSED_RECLAIMED :
-				SWAP_PREFETCH_UNUSED_FREED);
+	count_vm_event(shadow ? SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES :
+				SWAP_PREFETCH_UNUSED_FREED_PAGES);
 }
 EXPORT_SYMBOL_IF_KUNIT(__swap_prefetch_note_drop);
 
@@ -1181,7 +1183,7 @@ static void kprefetchd_mark_unused(struct folio *folio, bool refault)
  */
 void swap_prefetch_forget_type(int type)
 {
-	count_vm_events(SWAP_PREFETCH_STALE,
+	count_vm_events(SWAP_PREFETCH_STALE_PAGES,
 			swap_prefetch_tracker_purge(&swap_prefetch_global, type));
 }
 
@@ -1404,10 +1406,10 @@ static bool kprefetchd_cpu_busy(void)
  */
 static unsigned long kprefetchd_unused_pages(void)
 {
-	long unused = kprefetchd_events[SWAP_PREFETCH_READ] -
-		      kprefetchd_events[SWAP_PREFETCH_USED] -
-		      kprefetchd_events[SWAP_PREFETCH_UNUSED_RECLAIMED] -
-		      kprefetchd_events[SWAP_PREFETCH_UNUSED_FREED];
+	long unused = kprefetchd_events[SWAP_PREFETCH_READ_PAGES] -
+		      kprefetchd_events[SWAP_PREFETCH_USED_PAGES] -
+		      kprefetchd_events[SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES] -
+		      kprefetchd_events[SWAP_PREFETCH_UNUSED_FREED_PAGES];
 
 	return max(unused, 0L);
 }
@@ -1748,9 +1750,9 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	/* Make the new folios visible to reclaim on the inactive LRU now. */
 	lru_add_drain();
 
-	count_vm_events(SWAP_PREFETCH_READ, nr_read);
-	count_vm_events(SWAP_PREFETCH_STALE, nr_stale);
-	count_vm_events(SWAP_PREFETCH_SKIPPED, nr_skipped);
+	count_vm_events(SWAP_PREFETCH_READ_PAGES, nr_read);
+	count_vm_events(SWAP_PREFETCH_STALE_PAGES, nr_stale);
+	count_vm_events(SWAP_PREFETCH_SKIPPED_PAGES, nr_skipped);
 	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
 				  atomic_long_read(&swap_prefetch_global.nr_chunks),
 				  kprefetchd_unused_pages() + nr_read);
@@ -1822,14 +1824,14 @@ static void kprefetchd_do_round(void)
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		kprefetchd_sifted = false;
-		count_vm_event(SWAP_PREFETCH_DELAYED);
+		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),
 					  atomic_long_read(&swap_prefetch_global.nr_chunks));
 		return;
 	}
 	if (!kprefetchd_sifted) {
-		count_vm_events(SWAP_PREFETCH_STALE,
+		count_vm_events(SWAP_PREFETCH_STALE_PAGES,
 				swap_prefetch_tracker_sift(&swap_prefetch_global,
 							   kprefetchd_sieve));
 		kprefetchd_sifted = true;
@@ -1839,11 +1841,11 @@ static void kprefetchd_do_round(void)
 
 static bool kprefetchd_has_work(void)
 {
-	return READ_ONCE(sysctl_swap_prefetch) &&
+	return READ_ONCE(swap_prefetch_on) &&
 	       atomic_long_read(&swap_prefetch_global.nr_chunks);
 }
 
-/* A sysctl write, or a tracker near its cap, wants kprefetchd now. */
+/* A knob written, or a tracker near its cap, wants kprefetchd now. */
 static bool kprefetchd_kicked(void)
 {
 	return test_bit(0, &kprefetchd_kick) ||
@@ -1851,7 +1853,7 @@ static bool kprefetchd_kicked(void)
 }
 
 /*
- * Sleep until there is work and the next round is due, or a sysctl write
+ * Sleep until there is work and the next round is due, or a knob write
  * asks for a look now.  Returns true if the next round should run now.
  */
 static bool kprefetchd_wait_work(void)
@@ -1890,8 +1892,8 @@ static void kprefetchd_trim(void)
 
 	recycled = swap_prefetch_tracker_trim(&swap_prefetch_global,
 					      kprefetchd_sieve, &dead);
-	count_vm_events(SWAP_PREFETCH_STALE, dead);
-	count_vm_events(SWAP_PREFETCH_RECYCLED, recycled);
+	count_vm_events(SWAP_PREFETCH_STALE_PAGES, dead);
+	count_vm_events(SWAP_PREFETCH_RECYCLED_PAGES, recycled);
 }
 
 static int kprefetchd(void *unused)
@@ -1921,7 +1923,7 @@ static int kprefetchd(void *unused)
 static void swap_prefetch_apply_enabled(void)
 {
 	lockdep_assert_held(&swap_prefetch_mutex);
-	if (READ_ONCE(sysctl_swap_prefetch)) {
+	if (READ_ONCE(swap_prefetch_on)) {
 		static_branch_enable(&swap_prefetch_enabled_key);
 	} else {
 		static_branch_disable(&swap_prefetch_enabled_key);
@@ -1930,91 +1932,149 @@ static void swap_prefetch_apply_enabled(void)
 	}
 }
 
-static int swap_prefetch_enable_handler(const struct ctl_table *table,
-					int write, void *buffer, size_t *lenp,
-					loff_t *ppos)
+/*
+ * /sys/kernel/mm/swap_prefetch/: the switch and the pacing, beside
+ * transparent_hugepage/khugepaged and ksm.  Every knob takes a decimal
+ * number within its range and answers anything else with -EINVAL,
+ * leaving the value as it was.
+ */
+static int swap_prefetch_parse(const char *buf, int min, int max, int *val)
 {
-	int ret;
+	int err = kstrtoint(buf, 10, val);
 
+	if (err || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(swap_prefetch_on));
+}
+
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	int val, err = swap_prefetch_parse(buf, 0, 1, &val);
+
+	if (err)
+		return err;
 	mutex_lock(&swap_prefetch_mutex);
-	ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
-	if (!ret && write)
-		swap_prefetch_apply_enabled();
+	WRITE_ONCE(swap_prefetch_on, val);
+	swap_prefetch_apply_enabled();
 	mutex_unlock(&swap_prefetch_mutex);
-	if (!ret && write)
-		wake_up_interruptible(&kprefetchd_wait);
-	return ret;
+	wake_up_interruptible(&kprefetchd_wait);
+	return count;
 }
 
-static int swap_prefetch_tunable_handler(const struct ctl_table *table,
-					 int write, void *buffer, size_t *lenp,
-					 loff_t *ppos)
+/*
+ * Let a shorter delay or interval take effect at once: the kick ends
+ * kprefetchd's timed wait, and its next round paces with the new values.
+ */
+static void swap_prefetch_pacing_changed(void)
 {
-	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
-
-	/*
-	 * Let a shorter delay or interval take effect at once: the kick ends
-	 * kprefetchd's timed wait, and its next round paces with the new
-	 * values.
-	 */
-	if (!ret && write) {
-		set_bit(0, &kprefetchd_kick);
-		wake_up_interruptible(&kprefetchd_wait);
-	}
-	return ret;
+	set_bit(0, &kprefetchd_kick);
+	wake_up_interruptible(&kprefetchd_wait);
 }
 
-static int swap_prefetch_ms_min = 10;
-static int swap_prefetch_ms_max = 600000;
-static int swap_prefetch_batch_max = SWAP_PREFETCH_BATCH_MAX;
-
-static struct ctl_table swap_prefetch_sysctl_table[] = {
-	{
-		.procname	= "swap_prefetch",
-		.data		= &sysctl_swap_prefetch,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= swap_prefetch_enable_handler,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE,
-	},
-	{
-		.procname	= "swap_prefetch_delay_ms",
-		.data		= &swap_prefetch_delay_ms,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= swap_prefetch_tunable_handler,
-		.extra1		= &swap_prefetch_ms_min,
-		.extra2		= &swap_prefetch_ms_max,
-	},
-	{
-		.procname	= "swap_prefetch_interval_ms",
-		.data		= &swap_prefetch_interval_ms,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= swap_prefetch_tunable_handler,
-		.extra1		= &swap_prefetch_ms_min,
-		.extra2		= &swap_prefetch_ms_max,
-	},
-	{
-		.procname	= "swap_prefetch_adaptive",
-		.data		= &swap_prefetch_adaptive,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= swap_prefetch_tunable_handler,
-		.extra1		= SYSCTL_ZERO,
-		.extra2		= SYSCTL_ONE,
-	},
-	{
-		.procname	= "swap_prefetch_batch",
-		.data		= &swap_prefetch_batch_pages,
-		.maxlen		= sizeof(int),
-		.mode		= 0644,
-		.proc_handler	= swap_prefetch_tunable_handler,
-		.extra1		= SYSCTL_ONE,
-		.extra2		= &swap_prefetch_batch_max,
-	},
+/* A pacing knob: the int it sets and the range it takes. */
+struct swap_prefetch_knob {
+	struct kobj_attribute attr;
+	int *value;
+	int min, max;
 };
+
+static ssize_t knob_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct swap_prefetch_knob *k =
+		container_of(attr, struct swap_prefetch_knob, attr);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(*k->value));
+}
+
+static ssize_t knob_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	struct swap_prefetch_knob *k =
+		container_of(attr, struct swap_prefetch_knob, attr);
+	int val, err = swap_prefetch_parse(buf, k->min, k->max, &val);
+
+	if (err)
+		return err;
+	WRITE_ONCE(*k->value, val);
+	swap_prefetch_pacing_changed();
+	return count;
+}
+
+#define SWAP_PREFETCH_KNOB(_name, _value, _min, _max)			\
+	static struct swap_prefetch_knob _name##_knob = {		\
+		.attr = __ATTR(_name, 0644, knob_show, knob_store),	\
+		.value = &(_value),					\
+		.min = (_min),						\
+		.max = (_max),						\
+	}
+
+SWAP_PREFETCH_KNOB(delay_ms, swap_prefetch_delay_ms, 10, 600000);
+SWAP_PREFETCH_KNOB(interval_ms, swap_prefetch_interval_ms, 10, 600000);
+SWAP_PREFETCH_KNOB(adaptive, swap_prefetch_adaptive, 0, 1);
+
+/*
+ * The first batch in KiB, as read_ahead_kb sizes readahead, so that a
+ * value means the same on every page size; a whole number of pages.
+ */
+static ssize_t batch_kb_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(swap_prefetch_batch_pages) *
+			  (PAGE_SIZE / SZ_1K));
+}
+
+static ssize_t batch_kb_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	const int page_kb = PAGE_SIZE / SZ_1K;
+	int kb, err = swap_prefetch_parse(buf, page_kb,
+					  SWAP_PREFETCH_BATCH_MAX * page_kb,
+					  &kb);
+
+	if (err || kb % page_kb)
+		return -EINVAL;
+	WRITE_ONCE(swap_prefetch_batch_pages, kb / page_kb);
+	swap_prefetch_pacing_changed();
+	return count;
+}
+
+static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+static struct kobj_attribute batch_kb_attr = __ATTR_RW(batch_kb);
+
+static struct attribute *swap_prefetch_attrs[] = {
+	&enabled_attr.attr,
+	&delay_ms_knob.attr.attr,
+	&interval_ms_knob.attr.attr,
+	&batch_kb_attr.attr,
+	&adaptive_knob.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group swap_prefetch_attr_group = {
+	.attrs = swap_prefetch_attrs,
+};
+
+static int __init swap_prefetch_sysfs_init(void)
+{
+	struct kobject *kobj;
+	int err;
+
+	kobj = kobject_create_and_add("swap_prefetch", mm_kobj);
+	if (!kobj)
+		return -ENOMEM;
+	err = sysfs_create_group(kobj, &swap_prefetch_attr_group);
+	if (err)
+		kobject_put(kobj);
+	return err;
+}
 
 /*
  * debugfs swap_prefetch/tracked: the entries tracked per swap device.  An
@@ -2086,7 +2146,9 @@ static int __init swap_prefetch_init(void)
 	}
 	WRITE_ONCE(kprefetchd_task, thread);
 
-	register_sysctl_init("vm", swap_prefetch_sysctl_table);
+	err = swap_prefetch_sysfs_init();
+	if (err)
+		pr_err("no /sys/kernel/mm/swap_prefetch: %d\n", err);
 	swap_prefetch_debugfs_init();
 	mutex_lock(&swap_prefetch_mutex);
 	swap_prefetch_apply_enabled();

@@ -397,7 +397,7 @@ struct swap_prefetch_pacer {
 };
 
 /**
- * struct swap_prefetch_tunables - the sysctls, as one round reads them
+ * struct swap_prefetch_tunables - the knobs, as one round reads them
  * @delay: jiffies the VM must stay quiet before prefetch reads
  * @interval: jiffies between the first idle rounds
  * @batch: pages read by the first idle round

@@ -537,7 +537,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 		kunit_skip(test, "spin_trylock() always succeeds on this UP kernel");
 
 	add_one(test, t, 1);
-	contended = vm_event(test, SWAP_PREFETCH_CONTENDED);
+	contended = vm_event(test, SWAP_PREFETCH_CONTENDED_SWAPOUTS);
 	spin_lock(&locked->lock);
 	added = swap_prefetch_tracker_add(t, locked, swp_entry(0, 2), 1, 0,
 					  &recycled, &wake);
@@ -547,7 +547,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	/* The hook's wrapper counts the skip, once per swap-out. */
 	wake = swap_prefetch_tracker_record(t, locked, swp_entry(0, 2), 4, 0);
 	KUNIT_EXPECT_FALSE(test, wake);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED),
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED_SWAPOUTS),
 			contended + 1);
 	if (other) {
 		added = swap_prefetch_tracker_add(t, other, swp_entry(0, 3), 1, 0,
@@ -560,7 +560,7 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 		add(t, 0, 0, 3, 1);
 	/* Released: the same call now records, and the counter stays. */
 	add_one(test, t, 4);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED),
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED_SWAPOUTS),
 			contended + 1);
 	/* 1, 3 and 4; 2 was skipped. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 1), 3UL);
@@ -629,15 +629,15 @@ static bool marked(struct mark_test *m, pgoff_t index)
 static void swap_prefetch_test_mark_used_once(struct kunit *test)
 {
 	struct mark_test *m = new_mark_test(test);
-	unsigned long used = vm_event(test, SWAP_PREFETCH_USED);
+	unsigned long used = vm_event(test, SWAP_PREFETCH_USED_PAGES);
 
 	mark_test_store(test, m, 5, &m->folio_stand_in, true);
 	mark_test_store(test, m, 6, &m->folio_stand_in, false);
 	swap_prefetch_note_use(NULL, &m->space, 6);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED), used);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED_PAGES), used);
 	swap_prefetch_note_use(NULL, &m->space, 5);
 	swap_prefetch_note_use(NULL, &m->space, 5);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED), used + 1);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED_PAGES), used + 1);
 	KUNIT_EXPECT_FALSE(test, marked(m, 5));
 	KUNIT_EXPECT_FALSE(test, xa_marked(&m->space.i_pages, SWAP_PREFETCH_MARK));
 	xa_destroy(&m->space.i_pages);
@@ -688,7 +688,7 @@ static void swap_prefetch_test_mark_not_inherited(struct kunit *test)
 {
 	struct mark_test *m = new_mark_test(test);
 	void *shadow = xa_mk_value(42);
-	unsigned long reclaimed = vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED);
+	unsigned long reclaimed = vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES);
 
 	/* What the hook is for: a plain shadow store keeps the mark. */
 	mark_test_store(test, m, 7, &m->folio_stand_in, true);
@@ -697,7 +697,7 @@ static void swap_prefetch_test_mark_not_inherited(struct kunit *test)
 
 	mark_test_store(test, m, 8, &m->folio_stand_in, true);
 	mark_test_delete(m, 8, shadow);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED),
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES),
 			reclaimed + 1);
 	mark_test_store(test, m, 8, &m->folio_stand_in, false);
 	KUNIT_EXPECT_FALSE(test, marked(m, 8));
@@ -708,15 +708,15 @@ static void swap_prefetch_test_mark_not_inherited(struct kunit *test)
 static void swap_prefetch_test_mark_dropped_freed(struct kunit *test)
 {
 	struct mark_test *m = new_mark_test(test);
-	unsigned long freed = vm_event(test, SWAP_PREFETCH_UNUSED_FREED);
-	unsigned long reclaimed = vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED);
+	unsigned long freed = vm_event(test, SWAP_PREFETCH_UNUSED_FREED_PAGES);
+	unsigned long reclaimed = vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES);
 
 	mark_test_store(test, m, 9, &m->folio_stand_in, true);
 	mark_test_store(test, m, 10, &m->folio_stand_in, false);
 	mark_test_delete(m, 10, xa_mk_value(1));
 	mark_test_delete(m, 9, NULL);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_FREED), freed + 1);
-	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED),
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_FREED_PAGES), freed + 1);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES),
 			reclaimed);
 	KUNIT_EXPECT_FALSE(test, xa_marked(&m->space.i_pages, SWAP_PREFETCH_MARK));
 	xa_destroy(&m->space.i_pages);

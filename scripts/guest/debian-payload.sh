@@ -52,7 +52,7 @@ show_memory() {
 }
 
 server_majflt() { awk '{ print $12 }' "/proc/$(pidof redis-server)/stat"; }
-prefetched() { awk '$1 == "swap_prefetch_read" { print $2 }' /proc/vmstat; }
+prefetched() { awk '$1 == "swap_prefetch_read_pages" { print $2 }' /proc/vmstat; }
 
 start_server() {
 	redis-server --port 0 --unixsocket "$SOCK" --save '' \
@@ -93,7 +93,7 @@ one_run() {
 	swapoff /dev/vdb && swapon /dev/vdb
 	sync
 	vm drop_caches 3
-	vm swap_prefetch "$mode"
+	echo "$mode" >/sys/kernel/mm/swap_prefetch/enabled
 	start_server || return 1
 	python3 "$IO/redis_wake.py" --sock "$SOCK" load --mib "$W" || return 1
 	show_memory "$scenario/$mode loaded"

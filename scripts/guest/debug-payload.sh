@@ -21,7 +21,7 @@ if [ -d /mm ]; then
 	aslr=$(cat /proc/sys/kernel/randomize_va_space)
 	echo 0 >/proc/sys/kernel/randomize_va_space
 	for mode in 0 1; do
-		echo "$mode" >/proc/sys/vm/swap_prefetch
+		echo "$mode" >/sys/kernel/mm/swap_prefetch/enabled
 		for t in /mm/*; do
 			"$t" >/tmp/mm.out 2>&1
 			rc=$?
@@ -32,7 +32,7 @@ if [ -d /mm ]; then
 				sed "s|^|mmlog: $mode ${t##*/} |"
 		done
 	done
-	echo 1 >/proc/sys/vm/swap_prefetch
+	echo 1 >/sys/kernel/mm/swap_prefetch/enabled
 	echo "$aslr" >/proc/sys/kernel/randomize_va_space
 fi
 if [ -w /sys/kernel/debug/kmemleak ]; then

@@ -2,7 +2,7 @@
 # Runs inside the guest (busybox sh): the swap-out / idle / re-activate
 # scenario, every variant in the same boot.  W, HOG and IDLE are set by
 # scripts/demo above this line.
-vm() { echo "$2" >"/proc/sys/vm/$1"; }
+knob() { echo "$2" >"/sys/kernel/mm/swap_prefetch/$1"; }
 # CPU time in ns from schedstat (CONFIG_SCHED_INFO); ticks would read 0.
 # Busybox here has no pgrep: look the thread up by name.
 kprefetchd_cpu_ns() {
@@ -17,20 +17,25 @@ kprefetchd_cpu_ns() {
 }
 bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev /dev/vda "$@"; }
 
-if [ ! -e /proc/sys/vm/swap_prefetch ]; then
-	echo "demo: this kernel has no vm.swap_prefetch"
+if [ ! -e /sys/kernel/mm/swap_prefetch/enabled ]; then
+	echo "demo: this kernel has no /sys/kernel/mm/swap_prefetch"
 	exit 1
 fi
-echo "demo: W=${W} MiB hog=${HOG} MiB idle=${IDLE} s delay=$(cat /proc/sys/vm/swap_prefetch_delay_ms) ms adaptive=$(cat /proc/sys/vm/swap_prefetch_adaptive)"
+echo "demo: W=${W} MiB hog=${HOG} MiB idle=${IDLE} s delay=$(cat /sys/kernel/mm/swap_prefetch/delay_ms) ms adaptive=$(cat /sys/kernel/mm/swap_prefetch/adaptive)"
 
-vm swap_prefetch 0
+knob enabled 0
 bench --no-swapout --idle 0 --label never_swapped
 bench --pageout --idle 0 --label all_in_swap_cache
 bench --idle "$IDLE" --label no_prefetch --trace /tmp/trace
 bench --idle 0 --peer willneed --label willneed
 bench --idle 0 --peer swapoff --label swapoff
+if [ -d /sys/kernel/mm/damon/admin ]; then
+	bench --idle 0 --peer damon --label damon
+else
+	echo "demo: no DAMON sysfs in this kernel: no DAMON peer"
+fi
 
-vm swap_prefetch 1
+knob enabled 1
 t0=$(kprefetchd_cpu_ns)
 bench --idle "$IDLE" --label prefetch --trace /tmp/trace
 t1=$(kprefetchd_cpu_ns)
@@ -45,9 +50,9 @@ sed 's/^/trace: /' /tmp/trace
 scenario() {
 	name=$1
 	shift
-	vm swap_prefetch 0
+	knob enabled 0
 	bench --idle "$IDLE" --label "${name}_off" --background "$*"
-	vm swap_prefetch 1
+	knob enabled 1
 	bench --idle "$IDLE" --label "${name}_on" --background "$*"
 }
 # A page-cache job after the idle period, as a backup or a build that
@@ -56,7 +61,7 @@ scenario() {
 pagecache() {
 	mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 2048))
 	for state in 0 1; do
-		vm swap_prefetch "$state"
+		knob enabled "$state"
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
 		label=pagecache_off
@@ -85,7 +90,7 @@ grep swap_prefetch /proc/vmstat | sed 's/^/vmstat-end: /'
 i=0
 while [ "$i" -lt "$STORM_RUNS" ]; do
 	for state in 0 1; do
-		vm swap_prefetch "$state"
+		knob enabled "$state"
 		t0=$(kprefetchd_cpu_ns)
 		/bin/sp_storm --label "storm_$state" --pause 12
 		t1=$(kprefetchd_cpu_ns)

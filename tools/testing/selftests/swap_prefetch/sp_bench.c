@@ -4,7 +4,8 @@
  *
  * Touches a working set W, pushes it out to swap with a memory hog that
  * exits, optionally lets a peer bring it back (MADV_WILLNEED through
- * process_madvise() from another process, or swapoff + swapon), idles
+ * process_madvise() from another process, swapoff + swapon, or a DAMON
+ * kdamond with a DAMOS_WILLNEED scheme on this process), idles
  * while sampling how much of W is back in memory, then re-touches W and
  * reports the time and major faults it took.  Every byte of W is checked
  * against its pattern at the end.  With --background, sp_noise runs
@@ -31,7 +32,7 @@ struct options {
 	unsigned long ws_mib;
 	unsigned long hog_mib;
 	unsigned int idle_s;
-	const char *peer;	/* none, willneed, swapoff */
+	const char *peer;	/* none, willneed, swapoff, damon */
 	const char *label;
 	const char *swapdev;
 	const char *trace;	/* file for "label second resident%" samples */
@@ -77,6 +78,54 @@ static double peer_swapoff(const char *dev)
 	if (system(cmd))
 		return -1;
 	return sp_now() - t0;
+}
+
+#define DAMON_ADMIN	"/sys/kernel/mm/damon/admin/kdamonds/"
+
+static int damon_set(const char *file, const char *val)
+{
+	char path[256];
+	int ret;
+
+	snprintf(path, sizeof(path), DAMON_ADMIN "%s", file);
+	ret = sp_write(path, val);
+	if (ret)
+		fprintf(stderr, "DAMON: %s: %s\n", path, strerror(-ret));
+	return ret;
+}
+
+/*
+ * What a DAMON user can do today: a kdamond that monitors this process
+ * (vaddr) with one DAMOS_WILLNEED scheme over every region, left on
+ * until W is 95% back or two minutes pass.  Seconds, or -1.
+ */
+static double peer_damon(char *buf, size_t len)
+{
+	size_t pages = len / sp_page_size();
+	double t0 = sp_now(), t = -1;
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (damon_set("nr_kdamonds", "1") ||
+	    damon_set("0/contexts/nr_contexts", "1") ||
+	    damon_set("0/contexts/0/operations", "vaddr") ||
+	    damon_set("0/contexts/0/targets/nr_targets", "1") ||
+	    damon_set("0/contexts/0/targets/0/pid_target", pid) ||
+	    damon_set("0/contexts/0/schemes/nr_schemes", "1") ||
+	    damon_set("0/contexts/0/schemes/0/action", "willneed") ||
+	    damon_set("0/state", "on"))
+		goto out;
+	while (sp_now() - t0 < 120) {
+		if (sp_count_resident(buf, len) >= pages * 95 / 100) {
+			t = sp_now() - t0;
+			break;
+		}
+		usleep(100000);
+	}
+	damon_set("0/state", "off");
+out:
+	damon_set("nr_kdamonds", "0");
+	return t;
 }
 
 /* Start sp_noise, from sp_bench's own folder, with @args. */
@@ -150,7 +199,7 @@ static bool parse_then_read(const char *arg, struct options *o)
 static void print_help(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--ws MiB] [--hog MiB] [--idle s]\n", prog);
-	fprintf(stderr, "  [--peer none|willneed|swapoff] [--swapdev dev]\n");
+	fprintf(stderr, "  [--peer none|willneed|swapoff|damon] [--swapdev dev]\n");
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
 	fprintf(stderr, "  [--background 'sp_noise arguments'] [--then-read dev:MiB]\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
@@ -220,7 +269,7 @@ static void parse(int argc, char **argv, struct options *o)
 		}
 	}
 	if (!o->ws_mib || (strcmp(o->peer, "none") && strcmp(o->peer, "willneed") &&
-			   strcmp(o->peer, "swapoff")))
+			   strcmp(o->peer, "swapoff") && strcmp(o->peer, "damon")))
 		print_help(argv[0]);
 }
 
@@ -266,12 +315,14 @@ int main(int argc, char **argv)
 		peer_s = peer_willneed(buf, len);
 	else if (!strcmp(o.peer, "swapoff"))
 		peer_s = peer_swapoff(o.swapdev);
+	else if (!strcmp(o.peer, "damon"))
+		peer_s = peer_damon(buf, len);
 
 	if (o.background)
 		noise = start_background(o.label, o.background);
 	if (o.trace)
 		trace = fopen(o.trace, "a");
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	sp_usefulness(use0);
 	t0 = sp_now();
 	/* Whole seconds for the plot; every 100 ms until W is back. */
@@ -292,7 +343,7 @@ int main(int argc, char **argv)
 	}
 	if (trace)
 		fclose(trace);
-	read1 = sp_vmstat("swap_prefetch_read");
+	read1 = sp_vmstat("swap_prefetch_read_pages");
 	if (noise)
 		noise_rc = stop_background(noise);
 

@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	buf = sp_alloc(len);
 	in0 = sp_vmstat("pswpin");
 	out0 = sp_vmstat("pswpout");
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	for (i = 0; i < phases; i++) {
 		double t0 = sp_now();
 
@@ -102,6 +102,6 @@ int main(int argc, char **argv)
 	       label, mib, phases, passes, pause_s, active);
 	printf(" pswpin=%ld pswpout=%ld prefetched=%ld\n",
 	       sp_vmstat("pswpin") - in0, sp_vmstat("pswpout") - out0,
-	       sp_vmstat("swap_prefetch_read") - read0);
+	       sp_vmstat("swap_prefetch_read_pages") - read0);
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What tracking costs the swap-out path: a hog pushes about twice RAM
- * through swap, in alternating runs with vm.swap_prefetch on and off, in
+ * through swap, in alternating runs with swap prefetch on and off, in
  * one boot.  With it on, the delay is ten minutes, so kprefetchd records
  * but never reads: the runs differ only by the records.  Prints one line
  * per run (seconds, MiB swapped out, the tracker's chunks afterwards) and
@@ -22,13 +22,12 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
-#define VM		"/proc/sys/vm/"
 #define DEBUGFS		"/sys/kernel/debug/"
 #define TRACKED		DEBUGFS "swap_prefetch/tracked"
 
 static const char * const counters[] = {
-	"pswpout", "swap_prefetch_recorded", "swap_prefetch_contended",
-	"swap_prefetch_nomem", "swap_prefetch_recycled",
+	"pswpout", "swap_prefetch_recorded_pages", "swap_prefetch_contended_swapouts",
+	"swap_prefetch_nomem_pages", "swap_prefetch_recycled_pages",
 };
 
 /* The tracker's chunk pages, from debugfs; -1 without it. */
@@ -92,8 +91,8 @@ int main(int argc, char **argv)
 	}
 	if (runs < 1 || runs > 64 || !hog_mib)
 		print_usage(argv[0]);
-	if (access(VM "swap_prefetch", W_OK)) {
-		fprintf(stderr, "no writable %sswap_prefetch: %s\n", VM,
+	if (access(SP_KNOBS "enabled", W_OK)) {
+		fprintf(stderr, "no writable %senabled: %s\n", SP_KNOBS,
 			"needs root and CONFIG_SWAP_PREFETCH");
 		return 2;
 	}
@@ -104,12 +103,12 @@ int main(int argc, char **argv)
 	}
 	if (access(TRACKED, F_OK))
 		mount("none", DEBUGFS, "debugfs", 0, NULL);
-	sp_write(VM "swap_prefetch_delay_ms", "600000");
+	sp_write(SP_KNOBS "delay_ms", "600000");
 
 	/* Off, on, on, off, ...: a drift over the boot hits both sides. */
 	for (run = 0; run < 2 * runs; run++) {
 		on = (run + run / 2) % 2;
-		sp_write(VM "swap_prefetch", on ? "1" : "0");
+		sp_write(SP_KNOBS "enabled", on ? "1" : "0");
 		for (i = 0; i < ARRAY_SIZE(counters); i++)
 			before[i] = sp_vmstat(counters[i]);
 		t0 = sp_now();
@@ -131,7 +130,7 @@ int main(int argc, char **argv)
 		printf("\n");
 		fflush(stdout);
 	}
-	sp_write(VM "swap_prefetch", "1");
+	sp_write(SP_KNOBS "enabled", "1");
 	printf("swapout: median off=%.3f on=%.3f ratio=%.4f\n",
 	       median(secs[0], n[0]), median(secs[1], n[1]),
 	       median(secs[1], n[1]) / median(secs[0], n[0]));

@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The knobs: enabled, delay_ms, interval_ms, batch_kb, adaptive. */
+#define SP_KNOBS	"/sys/kernel/mm/swap_prefetch/"
+
 #define PM_SWAP		0x4000000000000000ULL	/* bit 62 */
 #define PM_PRESENT	0x8000000000000000ULL	/* bit 63 */
 
@@ -73,9 +76,9 @@ static inline long sp_vmstat(const char *name)
  */
 static inline void sp_usefulness(long *val)
 {
-	val[0] = sp_vmstat("swap_prefetch_used");
-	val[1] = sp_vmstat("swap_prefetch_unused_reclaimed");
-	val[2] = sp_vmstat("swap_prefetch_unused_freed");
+	val[0] = sp_vmstat("swap_prefetch_used_pages");
+	val[1] = sp_vmstat("swap_prefetch_unused_reclaimed_pages");
+	val[2] = sp_vmstat("swap_prefetch_unused_freed_pages");
 }
 
 /* Write a value; returns 0 or -errno, as the kernel answered. */

@@ -34,21 +34,21 @@ static size_t ws_mib;
 static char swap1[64];
 static const char *swap2;
 
-static void set_vm(const char *name, const char *val)
+static void set_knob(const char *name, const char *val)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "/proc/sys/vm/%s", name);
+	snprintf(path, sizeof(path), SP_KNOBS "%s", name);
 	if (sp_write(path, val))
-		ksft_exit_fail_msg("cannot set vm.%s\n", name);
+		ksft_exit_fail_msg("cannot set %s\n", path);
 }
 
 /* Prefetch within a second of idleness, so that every step overlaps it. */
 static void fast_prefetch(bool on)
 {
-	set_vm("swap_prefetch_delay_ms", "1000");
-	set_vm("swap_prefetch_interval_ms", "100");
-	set_vm("swap_prefetch", on ? "1" : "0");
+	set_knob("delay_ms", "1000");
+	set_knob("interval_ms", "100");
+	set_knob("enabled", on ? "1" : "0");
 }
 
 static long read_long(const char *path)
@@ -186,7 +186,7 @@ static bool first_device_named(void)
 		return false;
 	}
 	/* Read nothing yet: the entries must still be there to be named. */
-	set_vm("swap_prefetch_delay_ms", "600000");
+	set_knob("delay_ms", "600000");
 	squeeze_out();
 	on = tracked_for(swap1, &off);
 	show_tracked();
@@ -221,8 +221,8 @@ static void test_swapoff_loop(void)
 {
 	const char *name = "swapoff/swapon while prefetching loses no page";
 	size_t len = ws_mib << 20, bad;
-	long stale0 = sp_vmstat("swap_prefetch_stale");
-	long read0 = sp_vmstat("swap_prefetch_read");
+	long stale0 = sp_vmstat("swap_prefetch_stale_pages");
+	long read0 = sp_vmstat("swap_prefetch_read_pages");
 	long purged = 0, left = 0;
 	int round, failed = 0, overlapped = 0;
 	char *buf;
@@ -238,14 +238,14 @@ static void test_swapoff_loop(void)
 	if (swap2)
 		failed += !first_device_named();
 	for (round = 0; round < 3; round++) {
-		long r0 = sp_vmstat("swap_prefetch_read");
+		long r0 = sp_vmstat("swap_prefetch_read_pages");
 		int t;
 
 		squeeze_out();
 		/* Swap off while kprefetchd is reading, not before. */
-		for (t = 0; t < 300 && sp_vmstat("swap_prefetch_read") == r0; t++)
+		for (t = 0; t < 300 && sp_vmstat("swap_prefetch_read_pages") == r0; t++)
 			usleep(100000);
-		overlapped += sp_vmstat("swap_prefetch_read") != r0;
+		overlapped += sp_vmstat("swap_prefetch_read_pages") != r0;
 		if (!round)
 			show_tracked();
 		if (swap2 && cycle_swap(swap2, SWAP_FLAG_PREFER | 10, &purged, &left)) {
@@ -262,8 +262,8 @@ static void test_swapoff_loop(void)
 	bad = sp_verify(buf, len);
 	ksft_print_msg("%d rounds on %s%s%s, %d during reads: %ld read, %ld stale, %zu bad pages\n",
 		       round, swap1, swap2 ? " and " : "", swap2 ? swap2 : "",
-		       overlapped, sp_vmstat("swap_prefetch_read") - read0,
-		       sp_vmstat("swap_prefetch_stale") - stale0, bad);
+		       overlapped, sp_vmstat("swap_prefetch_read_pages") - read0,
+		       sp_vmstat("swap_prefetch_stale_pages") - stale0, bad);
 	if (access(TRACKED, R_OK)) {
 		ksft_print_msg("no %s: tracked entries not checked\n", TRACKED);
 	} else {
@@ -468,8 +468,8 @@ static int make_it_fail(const char *comm, const char *val)
 static void test_fault_injection(void)
 {
 	const char *name = "allocation failures in kprefetchd and kswapd lose no page";
-	long nomem0 = sp_vmstat("swap_prefetch_nomem");
-	long read0 = sp_vmstat("swap_prefetch_read");
+	long nomem0 = sp_vmstat("swap_prefetch_nomem_pages");
+	long read0 = sp_vmstat("swap_prefetch_read_pages");
 	size_t len = ws_mib << 20, pages = len / sp_page_size(), bad, swapped;
 	int tries, marked;
 	char *buf;
@@ -527,8 +527,8 @@ static void test_fault_injection(void)
 	ksft_print_msg("20%% of allocations failing in %d threads: %zu of %zu out, %d squeezes\n",
 		       marked, swapped, pages, tries);
 	ksft_print_msg("%ld read, %ld not recorded, %zu bad pages\n",
-		       sp_vmstat("swap_prefetch_read") - read0,
-		       sp_vmstat("swap_prefetch_nomem") - nomem0, bad);
+		       sp_vmstat("swap_prefetch_read_pages") - read0,
+		       sp_vmstat("swap_prefetch_nomem_pages") - nomem0, bad);
 	ksft_test_result(marked == 2 && swapped >= pages / 2 && !bad, "%s\n", name);
 	munmap(buf, len);
 	move_self(CGROUP_ROOT);
@@ -577,7 +577,7 @@ static void test_churn(unsigned int seconds)
 	pid_t pids[3];
 	int i, status, failed = 0;
 	double end = sp_now() + seconds;
-	long read0 = sp_vmstat("swap_prefetch_read"), r0 = read0;
+	long read0 = sp_vmstat("swap_prefetch_read_pages"), r0 = read0;
 	unsigned int bursts = 0, overlapped = 0;
 	int t;
 
@@ -606,10 +606,10 @@ static void test_churn(unsigned int seconds)
 		sp_write(CGROUP_SQUEEZE "/memory.max", "max");
 		bursts++;
 		/* Give kprefetchd a chance to read between the checkers' bursts. */
-		for (t = 0; t < 80 && sp_vmstat("swap_prefetch_read") == r0; t++)
+		for (t = 0; t < 80 && sp_vmstat("swap_prefetch_read_pages") == r0; t++)
 			usleep(100000);
-		overlapped += sp_vmstat("swap_prefetch_read") != r0;
-		r0 = sp_vmstat("swap_prefetch_read");
+		overlapped += sp_vmstat("swap_prefetch_read_pages") != r0;
+		r0 = sp_vmstat("swap_prefetch_read_pages");
 	}
 	close(open("/tmp/sp_stress_stop", O_CREAT | O_WRONLY, 0600));
 	for (i = 0; i < 3; i++) {
@@ -619,7 +619,7 @@ static void test_churn(unsigned int seconds)
 	unlink("/tmp/sp_stress_stop");
 	ksft_print_msg("%u squeezes in %u s, %u then read; %d of 3 sets corrupted; %ld read\n",
 		       bursts, seconds, overlapped, failed,
-		       sp_vmstat("swap_prefetch_read") - read0);
+		       sp_vmstat("swap_prefetch_read_pages") - read0);
 	ksft_test_result(!failed, "%s\n", name);
 }
 
@@ -631,8 +631,8 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	if (geteuid())
 		ksft_exit_skip("needs root\n");
-	if (access("/proc/sys/vm/swap_prefetch", F_OK))
-		ksft_exit_skip("no vm.swap_prefetch: kernel without CONFIG_SWAP_PREFETCH\n");
+	if (access(SP_KNOBS "enabled", F_OK))
+		ksft_exit_skip("no " SP_KNOBS ": kernel without CONFIG_SWAP_PREFETCH\n");
 	if (!find_swap_device())
 		ksft_exit_skip("no swap is on\n");
 	swap2 = getenv("SP_SWAP2");
@@ -652,6 +652,6 @@ int main(int argc, char **argv)
 	test_fault_injection();
 	test_churn(seconds);
 	rmdir(CGROUP_SQUEEZE);
-	set_vm("swap_prefetch", "1");
+	set_knob("enabled", "1");
 	ksft_finished();
 }

@@ -27,15 +27,13 @@
 #include "../kselftest.h"
 #include "sp_util.h"
 
-#define SYSCTL_DIR	"/proc/sys/vm/"
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/swap_prefetch_test"
 
 static size_t ws_mib = 32, hog_mib;
 
 static const char * const tunables[] = {
-	"swap_prefetch", "swap_prefetch_delay_ms", "swap_prefetch_interval_ms",
-	"swap_prefetch_batch", "swap_prefetch_adaptive",
+	"enabled", "delay_ms", "interval_ms", "batch_kb", "adaptive",
 };
 
 static char saved[ARRAY_SIZE(tunables)][32];
@@ -56,19 +54,19 @@ static int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-static int set_vm(const char *name, const char *val)
+static int set_knob(const char *name, const char *val)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	snprintf(path, sizeof(path), SP_KNOBS "%s", name);
 	return sp_write(path, val);
 }
 
-static long get_vm(const char *name)
+static long get_knob(const char *name)
 {
 	char path[128], buf[32];
 
-	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	snprintf(path, sizeof(path), SP_KNOBS "%s", name);
 	if (read_file(path, buf, sizeof(buf)))
 		return -1;
 	return strtol(buf, NULL, 10);
@@ -80,7 +78,7 @@ static void restore_tunables(void)
 
 	for (i = 0; i < ARRAY_SIZE(tunables); i++)
 		if (saved[i][0])
-			set_vm(tunables[i], saved[i]);
+			set_knob(tunables[i], saved[i]);
 	rmdir(CGROUP_TEST);
 }
 
@@ -96,7 +94,7 @@ static void save_tunables(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(tunables); i++) {
-		snprintf(path, sizeof(path), SYSCTL_DIR "%s", tunables[i]);
+		snprintf(path, sizeof(path), SP_KNOBS "%s", tunables[i]);
 		if (read_file(path, saved[i], sizeof(saved[i])))
 			ksft_exit_fail_msg("cannot read %s\n", path);
 	}
@@ -108,11 +106,11 @@ static void save_tunables(void)
 /* Short delays so that each test waits seconds, not minutes. */
 static void fast_pacing(int enabled)
 {
-	set_vm("swap_prefetch_delay_ms", "1000");
-	set_vm("swap_prefetch_interval_ms", "200");
-	set_vm("swap_prefetch_batch", "256");
-	set_vm("swap_prefetch_adaptive", "1");
-	set_vm("swap_prefetch", enabled ? "1" : "0");
+	set_knob("delay_ms", "1000");
+	set_knob("interval_ms", "200");
+	set_knob("batch_kb", "1024");
+	set_knob("adaptive", "1");
+	set_knob("enabled", enabled ? "1" : "0");
 }
 
 struct ws {
@@ -154,9 +152,9 @@ static bool swapped_out_or_skip(struct ws *w, int enabled, const char *name)
 }
 
 static const char * const counters[] = {
-	"swap_prefetch_recorded", "swap_prefetch_read", "swap_prefetch_stale",
-	"swap_prefetch_skipped", "swap_prefetch_delayed", "swap_prefetch_used",
-	"swap_prefetch_unused_reclaimed", "pswpout", "pgmajfault",
+	"swap_prefetch_recorded_pages", "swap_prefetch_read_pages", "swap_prefetch_stale_pages",
+	"swap_prefetch_skipped_pages", "swap_prefetch_delayed_checks", "swap_prefetch_used_pages",
+	"swap_prefetch_unused_reclaimed_pages", "pswpout", "pgmajfault",
 };
 
 static void read_counters(long *val)
@@ -311,7 +309,7 @@ static long swap_used_kib(void)
 static void test_prefetch_happens_hog(void)
 {
 	const char *name = "prefetch happens after a hog, pages stay on swap";
-	long read0 = sp_vmstat("swap_prefetch_read"), used0, used1;
+	long read0 = sp_vmstat("swap_prefetch_read_pages"), used0, used1;
 	struct ws w;
 	size_t swapped;
 	int s;
@@ -323,7 +321,7 @@ static void test_prefetch_happens_hog(void)
 	s = wait_resident(&w, 90, 60);
 	used1 = swap_used_kib();
 	ksft_print_msg("back after %d s; read %ld pages; swap used %ld -> %ld KiB\n",
-		       s, sp_vmstat("swap_prefetch_read") - read0, used0, used1);
+		       s, sp_vmstat("swap_prefetch_read_pages") - read0, used0, used1);
 	ksft_print_msg("swap PTEs: %zu, were %zu\n",
 		       sp_count_swapped(w.buf, w.len), swapped);
 	/*
@@ -428,9 +426,9 @@ static long read_after_stopping(pid_t fg, struct ws *w, int *s)
 
 	kill(fg, SIGKILL);
 	waitpid(fg, NULL, 0);
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	*s = wait_resident(w, 50, 60);
-	return sp_vmstat("swap_prefetch_read") - read0;
+	return sp_vmstat("swap_prefetch_read_pages") - read0;
 }
 
 /* Keep swapping until killed: a foreground job that never idles. */
@@ -458,9 +456,9 @@ static void test_backs_off(void)
 	fg = start_foreground_swapper();
 	/* Let the first swap-out of the job register as activity. */
 	sleep(1);
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	sleep(10);
-	during = sp_vmstat("swap_prefetch_read") - read0;
+	during = sp_vmstat("swap_prefetch_read_pages") - read0;
 	after = read_after_stopping(fg, &w, &s);
 	ksft_print_msg("read %ld pages during 10 s of foreground swapping, %ld after (%d s)\n",
 		       during, after, s);
@@ -525,7 +523,7 @@ static void test_backs_off_growing(void)
 				      name, free_mib);
 		return;
 	}
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	scans = reclaim_scans();
 	/*
 	 * Allocations that are kept, not churn: free memory falls by
@@ -534,12 +532,12 @@ static void test_backs_off_growing(void)
 	 */
 	fg = start_grower(rate, seconds);
 	sleep(seconds);
-	during = sp_vmstat("swap_prefetch_read") - read0;
+	during = sp_vmstat("swap_prefetch_read_pages") - read0;
 	scans = reclaim_scans() - scans;
 	/* It stopped growing and holds its memory: prefetch may go on. */
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	s = wait_resident(&w, 50, 60);
-	after = sp_vmstat("swap_prefetch_read") - read0;
+	after = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kill(fg, SIGKILL);
 	waitpid(fg, NULL, 0);
 	ksft_print_msg("read %ld pages while a job grew %u MiB/s for %u s\n",
@@ -609,11 +607,11 @@ static void test_yields_to_swap_disk_io(void)
 	}
 	if (!swapped_out_or_skip(&w, 1, name))
 		return;
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	kib = sp_vmstat("pgpgin");
 	fg = start_disk_reader(dev);
 	sleep(10);
-	during = sp_vmstat("swap_prefetch_read") - read0;
+	during = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kib = sp_vmstat("pgpgin") - kib;
 	after = read_after_stopping(fg, &w, &s);
 	ksft_print_msg("read %ld pages while %s streamed %ld KiB in 10 s, %ld after (%d s)\n",
@@ -639,18 +637,18 @@ static void test_sysctl_takes_effect(void)
 	if (!swapped_out_or_skip(&w, 1, name))
 		return;
 	/* Ten minutes between looks: nothing happens on its own. */
-	set_vm("swap_prefetch_delay_ms", "600000");
-	set_vm("swap_prefetch_interval_ms", "600000");
+	set_knob("delay_ms", "600000");
+	set_knob("interval_ms", "600000");
 	/* Let kprefetchd start the long wait. */
 	sleep(3);
-	before = sp_vmstat("swap_prefetch_read");
+	before = sp_vmstat("swap_prefetch_read_pages");
 	sleep(2);
-	before = sp_vmstat("swap_prefetch_read") - before;
-	set_vm("swap_prefetch_interval_ms", "200");
-	set_vm("swap_prefetch_delay_ms", "1000");
-	after = sp_vmstat("swap_prefetch_read");
+	before = sp_vmstat("swap_prefetch_read_pages") - before;
+	set_knob("interval_ms", "200");
+	set_knob("delay_ms", "1000");
+	after = sp_vmstat("swap_prefetch_read_pages");
 	s = wait_resident(&w, 50, 30);
-	after = sp_vmstat("swap_prefetch_read") - after;
+	after = sp_vmstat("swap_prefetch_read_pages") - after;
 	ksft_print_msg("read %ld pages in 2 s of a 10-minute wait; back %d s after the write\n",
 		       before, s);
 	ksft_test_result(before == 0 && after > 0 && s >= 0, "%s\n", name);
@@ -730,7 +728,7 @@ static void test_writeback_elsewhere(void)
 		close(fd);
 		return;
 	}
-	read0 = sp_vmstat("swap_prefetch_read");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	fg = start_foreground_writer(fd);
 	for (i = 0; i < 40; i++) {
 		long wb = sp_meminfo("Writeback") + sp_meminfo("Dirty");
@@ -742,7 +740,7 @@ static void test_writeback_elsewhere(void)
 			break;
 	}
 	s = i / 2;
-	during = sp_vmstat("swap_prefetch_read") - read0;
+	during = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kill(fg, SIGKILL);
 	waitpid(fg, NULL, 0);
 	fsync(fd);
@@ -851,7 +849,7 @@ static void test_drops_cheaply(void)
 		ksft_test_result_skip("%s: set not swapped out and prefetched\n", name);
 		goto out;
 	}
-	set_vm("swap_prefetch", "0");
+	set_knob("enabled", "0");
 	/* Prefetched: in the swap cache, PTE still a swap entry. */
 	cached = sp_count_swapped(w.buf, w.len);
 	mapped = w.pages - cached;
@@ -879,18 +877,18 @@ out:
 
 static void test_off_means_off(void)
 {
-	const char *name = "vm.swap_prefetch=0 records and reads nothing";
+	const char *name = "enabled=0 records and reads nothing";
 	long rec0, read0, rec, rd;
 	struct ws w;
 
 	fast_pacing(0);
-	rec0 = sp_vmstat("swap_prefetch_recorded");
-	read0 = sp_vmstat("swap_prefetch_read");
+	rec0 = sp_vmstat("swap_prefetch_recorded_pages");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
 	if (!swapped_out_or_skip(&w, 0, name))
 		return;
 	sleep(5);
-	rec = sp_vmstat("swap_prefetch_recorded") - rec0;
-	rd = sp_vmstat("swap_prefetch_read") - read0;
+	rec = sp_vmstat("swap_prefetch_recorded_pages") - rec0;
+	rd = sp_vmstat("swap_prefetch_read_pages") - read0;
 	ksft_print_msg("while off: %ld recorded, %ld read\n", rec, rd);
 	ksft_test_result(rec == 0 && rd == 0, "%s\n", name);
 	ws_free(&w);
@@ -901,26 +899,27 @@ static void test_bad_values(void)
 	static const struct {
 		const char *name, *val;
 	} bad[] = {
-		{ "swap_prefetch", "2" }, { "swap_prefetch", "-1" },
-		{ "swap_prefetch", "abc" }, { "swap_prefetch", "4294967297" },
-		{ "swap_prefetch_delay_ms", "9" },
-		{ "swap_prefetch_delay_ms", "600001" },
-		{ "swap_prefetch_interval_ms", "0" },
-		{ "swap_prefetch_batch", "0" }, { "swap_prefetch_batch", "1025" },
-		{ "swap_prefetch_adaptive", "2" },
+		{ "enabled", "2" }, { "enabled", "-1" },
+		{ "enabled", "abc" }, { "enabled", "4294967297" },
+		{ "delay_ms", "9" },
+		{ "delay_ms", "600001" },
+		{ "interval_ms", "0" },
+		{ "batch_kb", "0" }, { "batch_kb", "4097" },
+		{ "batch_kb", "6" },
+		{ "adaptive", "2" },
 	};
 	size_t i;
 	int ok = 1;
 
-	set_vm("swap_prefetch", "1");
+	set_knob("enabled", "1");
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		long before = get_vm(bad[i].name);
-		int ret = set_vm(bad[i].name, bad[i].val);
+		long before = get_knob(bad[i].name);
+		int ret = set_knob(bad[i].name, bad[i].val);
 
-		if (ret != -EINVAL || get_vm(bad[i].name) != before) {
+		if (ret != -EINVAL || get_knob(bad[i].name) != before) {
 			ksft_print_msg("%s=%s: got %d (%s), value %ld -> %ld\n",
 				       bad[i].name, bad[i].val, ret, strerror(-ret),
-				       before, get_vm(bad[i].name));
+				       before, get_knob(bad[i].name));
 			ok = 0;
 		}
 	}
@@ -935,7 +934,7 @@ static void test_unprivileged_write(void)
 	if (!pid) {
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
-		_exit(set_vm("swap_prefetch", "0") == -EACCES ? 0 : 1);
+		_exit(set_knob("enabled", "0") == -EACCES ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
@@ -943,7 +942,7 @@ static void test_unprivileged_write(void)
 		return;
 	}
 	ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) &&
-			 get_vm("swap_prefetch") == 1,
+			 get_knob("enabled") == 1,
 			 "unprivileged write refused\n");
 }
 
@@ -982,17 +981,17 @@ static void test_tracking_memory(void)
 	struct ws w;
 	int s;
 
-	if (access(DEBUGFS "swap_prefetch", F_OK))
+	if (access(DEBUGFS "enabled", F_OK))
 		mount("none", DEBUGFS, "debugfs", 0, NULL);
 	if (!read_tracked(&entries, &chunks, &max_chunks)) {
 		ksft_test_result_skip("%s: no %s\n", name, TRACKED);
 		return;
 	}
-	set_vm("swap_prefetch", "0");
+	set_knob("enabled", "0");
 	read_tracked(&entries, &off_chunks, &max_chunks);
 	/* Set the set out with reads held back, to weigh what is tracked. */
 	fast_pacing(1);
-	set_vm("swap_prefetch_delay_ms", "600000");
+	set_knob("delay_ms", "600000");
 	if (!ws_swap_out(&w)) {
 		ws_free(&w);
 		ksft_test_result_skip("%s: hog did not push the set out\n", name);
@@ -1013,7 +1012,7 @@ static void test_tracking_memory(void)
 	ok = !off_chunks && entries >= (long)w.pages / 2 && chunks > 0 &&
 	     chunks <= entries / (page / 4 - 16) + 2 * cpus &&
 	     chunks <= max_chunks;
-	set_vm("swap_prefetch_delay_ms", "1000");
+	set_knob("delay_ms", "1000");
 	s = wait_resident(&w, 100, 60);
 	/* Read to the end: every chunk is freed. */
 	for (int t = 0; t < 20 && read_tracked(&entries, &chunks, &max_chunks) &&
@@ -1031,10 +1030,10 @@ static void test_tracking_memory(void)
  */
 static bool usefulness_adds_up(void)
 {
-	long read = sp_vmstat("swap_prefetch_read");
-	long used = sp_vmstat("swap_prefetch_used");
-	long reclaimed = sp_vmstat("swap_prefetch_unused_reclaimed");
-	long freed = sp_vmstat("swap_prefetch_unused_freed");
+	long read = sp_vmstat("swap_prefetch_read_pages");
+	long used = sp_vmstat("swap_prefetch_used_pages");
+	long reclaimed = sp_vmstat("swap_prefetch_unused_reclaimed_pages");
+	long freed = sp_vmstat("swap_prefetch_unused_freed_pages");
 
 	ksft_print_msg("since boot: read %ld, used %ld, unused reclaimed %ld, freed %ld\n",
 		       read, used, reclaimed, freed);
@@ -1045,18 +1044,18 @@ static bool usefulness_adds_up(void)
 static void test_usefulness_counters(void)
 {
 	const char *name = "usefulness counters: a re-touch counts as use";
-	long read0 = sp_vmstat("swap_prefetch_read");
-	long used0 = sp_vmstat("swap_prefetch_used"), read, used;
+	long read0 = sp_vmstat("swap_prefetch_read_pages");
+	long used0 = sp_vmstat("swap_prefetch_used_pages"), read, used;
 	struct ws w;
 	int s;
 
 	if (!swapped_out_or_skip(&w, 1, name))
 		return;
 	s = wait_resident(&w, 90, 60);
-	set_vm("swap_prefetch", "0");
+	set_knob("enabled", "0");
 	sp_retouch(w.buf, w.len);
-	read = sp_vmstat("swap_prefetch_read") - read0;
-	used = sp_vmstat("swap_prefetch_used") - used0;
+	read = sp_vmstat("swap_prefetch_read_pages") - read0;
+	used = sp_vmstat("swap_prefetch_used_pages") - used0;
 	ksft_print_msg("back after %d s: read %ld pages, %ld of them used by the re-touch\n",
 		       s, read, used);
 	/* Each page of the set read back is used: others may read more. */
@@ -1116,7 +1115,7 @@ static void test_unused_reclaimed_first(void)
 
 	fast_pacing(1);
 	/* Hold prefetch off until the older pages are in place. */
-	set_vm("swap_prefetch_delay_ms", "600000");
+	set_knob("delay_ms", "600000");
 	if (!enter_test_cgroup()) {
 		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
 		return;
@@ -1127,17 +1126,17 @@ static void test_unused_reclaimed_first(void)
 	}
 	older = sp_alloc(older_len);
 	sp_fill(older, older_len);
-	set_vm("swap_prefetch_delay_ms", "1000");
+	set_knob("delay_ms", "1000");
 	s = wait_resident(&w, 90, 60);
-	set_vm("swap_prefetch", "0");
+	set_knob("enabled", "0");
 	back = sp_count_resident(w.buf, w.len);
-	rec0 = sp_vmstat("swap_prefetch_unused_reclaimed");
+	rec0 = sp_vmstat("swap_prefetch_unused_reclaimed_pages");
 	/* Take back as much as the older pages hold. */
 	current = cgroup_value("memory.current");
 	snprintf(limit, sizeof(limit), "%ld", current - (long)older_len);
 	sp_write(CGROUP_TEST "/memory.max", limit);
 	older_left = sp_count_resident(older, older_len);
-	rec = sp_vmstat("swap_prefetch_unused_reclaimed") - rec0;
+	rec = sp_vmstat("swap_prefetch_unused_reclaimed_pages") - rec0;
 	ksft_print_msg("set back after %d s (%zu pages); squeeze by %zu KiB\n",
 		       s, back, older_len >> 10);
 	ksft_print_msg("older pages left %zu of %zu, set left %zu, unused reclaimed %ld\n",
@@ -1208,7 +1207,7 @@ static void test_workingset_refaults(void)
  */
 static long oom_kills_after_idle(int enabled, size_t burst, long *read)
 {
-	long read0 = sp_vmstat("swap_prefetch_read"), kills0;
+	long read0 = sp_vmstat("swap_prefetch_read_pages"), kills0;
 	char limit[32];
 	long kills;
 	pid_t pid;
@@ -1228,7 +1227,7 @@ static long oom_kills_after_idle(int enabled, size_t burst, long *read)
 	snprintf(limit, sizeof(limit), "%ld", cgroup_value("memory.swap.current"));
 	sp_write(CGROUP_TEST "/memory.swap.max", limit);
 	sleep(10);
-	*read = sp_vmstat("swap_prefetch_read") - read0;
+	*read = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kills0 = sp_keyed(CGROUP_TEST "/memory.events", "oom_kill");
 	pid = fork();
 	if (!pid) {
@@ -1336,9 +1335,9 @@ static void test_madv_free(void)
 	sp_fill(live.buf, live.len);
 	if (madvise(lazy.buf, lazy.len, MADV_FREE))
 		ksft_exit_fail_msg("MADV_FREE: %s\n", strerror(errno));
-	rec0 = sp_vmstat("swap_prefetch_recorded");
+	rec0 = sp_vmstat("swap_prefetch_recorded_pages");
 	out0 = sp_vmstat("pswpout");
-	rd0 = sp_vmstat("swap_prefetch_read");
+	rd0 = sp_vmstat("swap_prefetch_read_pages");
 	/* Half the live set fits: the lazy set and the rest must go. */
 	snprintf(limit, sizeof(limit), "%zu", live.len / 2);
 	sp_write(CGROUP_TEST "/memory.max", limit);
@@ -1347,9 +1346,9 @@ static void test_madv_free(void)
 	live_out = sp_count_swapped(live.buf, live.len);
 	sp_write(CGROUP_TEST "/memory.max", "max");
 	s = wait_resident(&live, 90, 60);
-	rec = sp_vmstat("swap_prefetch_recorded") - rec0;
+	rec = sp_vmstat("swap_prefetch_recorded_pages") - rec0;
 	out = sp_vmstat("pswpout") - out0;
-	rd = sp_vmstat("swap_prefetch_read") - rd0;
+	rd = sp_vmstat("swap_prefetch_read_pages") - rd0;
 	ksft_print_msg("lazy set: %zu of %zu pages dropped, %zu swapped\n",
 		       lazy_gone, lazy.pages, lazy_out);
 	ksft_print_msg("live set: %zu swapped, back after %d s\n", live_out, s);
@@ -1374,7 +1373,7 @@ static void test_shmem(void)
 	char dir[] = "/tmp/sp_tmpfsXXXXXX", path[64];
 	size_t len = ws_mib << 19, pages = len / sp_page_size();
 	char *memfd_buf = MAP_FAILED, *file_buf = MAP_FAILED;
-	long read0 = sp_vmstat("swap_prefetch_read");
+	long read0 = sp_vmstat("swap_prefetch_read_pages");
 	size_t out_memfd, out_file;
 	int s;
 
@@ -1411,7 +1410,7 @@ static void test_shmem(void)
 	ksft_print_msg("after %d s: tmpfs %zu, memfd %zu pages resident; read %ld\n",
 		       s, sp_count_resident(file_buf, len),
 		       sp_count_resident(memfd_buf, len),
-		       sp_vmstat("swap_prefetch_read") - read0);
+		       sp_vmstat("swap_prefetch_read_pages") - read0);
 	if (s == 60)
 		explain_failure();
 	ksft_test_result(s < 60 && sp_verify(file_buf, len) == 0 &&
@@ -1589,9 +1588,9 @@ static void test_numa_home(void)
 		return;
 	}
 	s = wait_resident(&w, 90, 60);
-	used = sp_vmstat("swap_prefetch_used");
+	used = sp_vmstat("swap_prefetch_used_pages");
 	bad = sp_verify(w.buf, w.len);
-	used = sp_vmstat("swap_prefetch_used") - used;
+	used = sp_vmstat("swap_prefetch_used_pages") - used;
 	count_nodes(&w, nid, &on, &off);
 	ksft_print_msg("back after %d s; %ld pages used from prefetch\n",
 		       s, used);
@@ -1627,7 +1626,7 @@ static void test_numa_short_node(void)
 	}
 	fast_pacing(1);
 	/* Hold reads back until node 0 is made short. */
-	set_vm("swap_prefetch_delay_ms", "600000");
+	set_knob("delay_ms", "600000");
 	if (!ws_swap_out_on(w, nids, 2, ws_mib / 2)) {
 		ksft_test_result_skip("%s: hog did not push the sets out\n",
 				      name);
@@ -1648,7 +1647,7 @@ static void test_numa_short_node(void)
 	ksft_print_msg("node 0 filled by %zu KiB; below its mark: %s\n",
 		       filled >> 10, node_below(0, 3, 1) ? "yes" : "no");
 	b_before = sp_count_resident(w[0].buf, w[0].len);
-	set_vm("swap_prefetch_delay_ms", "1000");
+	set_knob("delay_ms", "1000");
 	s = wait_resident(&w[1], 90, 60);
 	b_during = sp_count_resident(w[0].buf, w[0].len);
 	ksft_print_msg("node 1's set back after %d s\n", s);
@@ -1723,8 +1722,8 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	if (geteuid())
 		ksft_exit_skip("needs root\n");
-	if (access(SYSCTL_DIR "swap_prefetch", F_OK))
-		ksft_exit_skip("no vm.swap_prefetch: kernel without CONFIG_SWAP_PREFETCH\n");
+	if (access(SP_KNOBS "enabled", F_OK))
+		ksft_exit_skip("no " SP_KNOBS ": kernel without CONFIG_SWAP_PREFETCH\n");
 	if (sp_meminfo("SwapTotal") <= 0)
 		ksft_exit_skip("no swap is on\n");
 	env = getenv("SP_WS_MIB");
