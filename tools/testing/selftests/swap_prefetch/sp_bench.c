@@ -161,23 +161,17 @@ static int stop_background(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Read the first @mib MiB of @dev through the page cache; seconds or -1. */
-static double read_through_cache(const char *dev, unsigned long mib)
+/* Read the first @mib MiB of @fd through the page cache; seconds or -1. */
+static double read_through_cache(int fd, unsigned long mib)
 {
 	static char chunk[1 << 20];
 	double t0 = sp_now();
 	unsigned long i;
-	int fd = open(dev, O_RDONLY);
 
-	if (fd < 0)
-		return -1;
-	for (i = 0; i < mib; i++) {
-		if (read(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
-			close(fd);
+	for (i = 0; i < mib; i++)
+		if (pread(fd, chunk, sizeof(chunk), i * sizeof(chunk)) !=
+		    (ssize_t)sizeof(chunk))
 			return -1;
-		}
-	}
-	close(fd);
 	return sp_now() - t0;
 }
 
@@ -349,10 +343,19 @@ int main(int argc, char **argv)
 
 	resident_idle = sp_count_resident(buf, len);
 	if (o.read_dev) {
+		/*
+		 * One open for both passes: closing a block device's last
+		 * opener drops its page cache, and the second pass must find
+		 * whatever the first left there.
+		 */
+		int fd = open(o.read_dev, O_RDONLY);
+
 		file_refaults = sp_vmstat("workingset_refault_file");
-		read_s[0] = read_through_cache(o.read_dev, o.read_mib);
-		read_s[1] = read_through_cache(o.read_dev, o.read_mib);
+		read_s[0] = fd < 0 ? -1 : read_through_cache(fd, o.read_mib);
+		read_s[1] = fd < 0 ? -1 : read_through_cache(fd, o.read_mib);
 		file_refaults = sp_vmstat("workingset_refault_file") - file_refaults;
+		if (fd >= 0)
+			close(fd);
 		if (read_s[0] < 0 || read_s[1] < 0) {
 			fprintf(stderr, "cannot read %lu MiB of %s: %s\n",
 				o.read_mib, o.read_dev, strerror(errno));
