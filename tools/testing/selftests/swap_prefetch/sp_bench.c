@@ -81,6 +81,7 @@ static double peer_swapoff(const char *dev)
 }
 
 #define DAMON_ADMIN	"/sys/kernel/mm/damon/admin/kdamonds/"
+#define DAMOS_PATTERN	"0/contexts/0/schemes/0/access_pattern/"
 
 static int damon_set(const char *file, const char *val)
 {
@@ -97,7 +98,9 @@ static int damon_set(const char *file, const char *val)
 /*
  * What a DAMON user can do today: a kdamond that monitors this process
  * (vaddr) with one DAMOS_WILLNEED scheme over every region, left on
- * until W is 95% back or two minutes pass.  Seconds, or -1.
+ * until W is 95% back or two minutes pass.  Seconds, or -1.  A new
+ * scheme's access pattern is 0-0 in size, accesses and age, which no
+ * region matches: open each range to its maximum.
  */
 static double peer_damon(char *buf, size_t len)
 {
@@ -113,6 +116,9 @@ static double peer_damon(char *buf, size_t len)
 	    damon_set("0/contexts/0/targets/0/pid_target", pid) ||
 	    damon_set("0/contexts/0/schemes/nr_schemes", "1") ||
 	    damon_set("0/contexts/0/schemes/0/action", "willneed") ||
+	    damon_set(DAMOS_PATTERN "sz/max", "18446744073709551615") ||
+	    damon_set(DAMOS_PATTERN "nr_accesses/max", "4294967295") ||
+	    damon_set(DAMOS_PATTERN "age/max", "4294967295") ||
 	    damon_set("0/state", "on"))
 		goto out;
 	while (sp_now() - t0 < 120) {
