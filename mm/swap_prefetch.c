@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Swap prefetch: when the VM has been idle for a while and memory is free,
- * read the most recently swapped-out anonymous pages back into the swap
- * cache, so that the next access to them is a minor fault.  The pages keep
- * their copy on the swap device: reclaim can drop them again without I/O.
+ * read the most recently swapped-out anonymous and shmem pages back into
+ * the swap cache, so that the next access to them is a minor fault.  The
+ * pages keep their copy on the swap device: reclaim can drop them again
+ * without I/O.
  *
  * Follows the behaviour of Con Kolivas's swap prefetch (2005).
  *
- * Tracking: each CPU records its swap-outs into a page-sized chunk of
- * 32-bit offsets of one swap device and one node (struct
- * swap_prefetch_chunk); a full
- * chunk goes onto a lock-free list, from which kprefetchd collects it
- * onto the tracker's list, newest first.  There is no index: an entry
+ * Tracking: each CPU records its swap-outs into page-sized chunks of
+ * 32-bit offsets (struct swap_prefetch_chunk), one open chunk per node,
+ * each of one swap device and that node; a full chunk goes onto a
+ * lock-free list, from which kprefetchd collects it onto the tracker's
+ * list, newest first.  There is no index: an entry
  * that was swapped in or freed since its record is found cached or free
  * when kprefetchd reads it, and skipped.  So the swap-in and slot-free
  * paths do nothing, and memory is 4 bytes per tracked page, allocated
