@@ -69,6 +69,23 @@ pagecache() {
 		bench --idle "$IDLE" --label "$label" --then-read "/dev/vdb:$mib"
 	done
 }
+# A backup-like job: it reads twice RAM of the second disk while the hog
+# pushes W out, then ends.  The disk stays open meanwhile, so that the
+# job's page cache outlives it as a filesystem's would (the last close of
+# a block device drops its cache).
+backup() {
+	mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 512))
+	exec 9</dev/vdb
+	for state in 0 1; do
+		knob enabled "$state"
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		label=backup_off
+		[ "$state" = 1 ] && label=backup_on
+		bench --idle "$IDLE" --label "$label" --job-reads "/dev/vdb:$mib"
+	done
+	exec 9<&-
+}
 for s in $SCENARIOS; do
 	case $s in
 	churn2) scenario churn2 --churn 2 ;;
@@ -78,6 +95,7 @@ for s in $SCENARIOS; do
 	indexer) scenario indexer --reader /dev/vdb --reader-rate 4 ;;
 	waker) scenario waker --cpu 10 ;;
 	pagecache) pagecache ;;
+	backup) backup ;;
 	mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
 	*) echo "demo: unknown scenario $s" ;;
 	esac

@@ -13,7 +13,8 @@
  * --then-read, a page-cache job follows the idle period before the
  * re-touch: it reads part of a disk twice, and the result says how much
  * of W survived it and what the job itself paid (its time per pass and
- * the page cache's own refaults).
+ * the page cache's own refaults).  With --job-reads, a backup-like job
+ * reads a disk while the hog pushes W out, and leaves its page cache.
  *
  * One result line per run, "key=value" separated by spaces, so that the
  * benchmark script can tabulate runs made in the same boot.
@@ -39,6 +40,8 @@ struct options {
 	const char *background;	/* sp_noise arguments, run while idle */
 	const char *read_dev;	/* --then-read: the disk read after idling */
 	unsigned long read_mib;
+	const char *job_dev;	/* --job-reads: the disk read during swap-out */
+	unsigned long job_mib;
 	int no_swapout;
 	int pageout;
 };
@@ -181,19 +184,33 @@ static double read_through_cache(int fd, unsigned long mib)
 	return sp_now() - t0;
 }
 
-/* "dev:MiB" into @o; false if it is not that. */
-static bool parse_then_read(const char *arg, struct options *o)
+/* "dev:MiB" into @dev and @mib; false if it is not that. */
+static bool parse_dev_mib(const char *arg, const char **dev,
+			  unsigned long *mib)
 {
 	const char *colon = strrchr(arg, ':');
 	char *end;
 
 	if (!colon || colon == arg)
 		return false;
-	o->read_mib = strtoul(colon + 1, &end, 0);
-	if (*end || !o->read_mib)
+	*mib = strtoul(colon + 1, &end, 0);
+	if (*end || !*mib)
 		return false;
-	o->read_dev = strndup(arg, colon - arg);
-	return o->read_dev;
+	*dev = strndup(arg, colon - arg);
+	return *dev;
+}
+
+/* A job that reads @mib MiB of @dev and exits: 0 if it read them all. */
+static pid_t start_reader(const char *dev, unsigned long mib)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		int fd = open(dev, O_RDONLY);
+
+		_exit(fd < 0 || read_through_cache(fd, mib) < 0);
+	}
+	return pid;
 }
 
 static void print_help(const char *prog)
@@ -202,6 +219,7 @@ static void print_help(const char *prog)
 	fprintf(stderr, "  [--peer none|willneed|swapoff|damon] [--swapdev dev]\n");
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
 	fprintf(stderr, "  [--background 'sp_noise arguments'] [--then-read dev:MiB]\n");
+	fprintf(stderr, "  [--job-reads dev:MiB]\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
@@ -218,6 +236,7 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "trace", required_argument, NULL, 't' },
 		{ "background", required_argument, NULL, 'b' },
 		{ "then-read", required_argument, NULL, 'r' },
+		{ "job-reads", required_argument, NULL, 'j' },
 		{ "no-swapout", no_argument, NULL, 'n' },
 		{ "pageout", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -255,7 +274,11 @@ static void parse(int argc, char **argv, struct options *o)
 			o->background = optarg;
 			break;
 		case 'r':
-			if (!parse_then_read(optarg, o))
+			if (!parse_dev_mib(optarg, &o->read_dev, &o->read_mib))
+				print_help(argv[0]);
+			break;
+		case 'j':
+			if (!parse_dev_mib(optarg, &o->job_dev, &o->job_mib))
 				print_help(argv[0]);
 			break;
 		case 'n':
@@ -277,7 +300,7 @@ int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
 	double read_s[2] = { 0, 0 };
-	long file_refaults = 0;
+	long file_refaults = 0, free_kib, cached_kib;
 	size_t resident_idle;
 	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
@@ -305,9 +328,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		sleep(2);
-	} else if (!o.no_swapout && sp_run_hog(o.hog_mib)) {
-		fprintf(stderr, "the memory hog failed\n");
-		return 2;
+	} else if (!o.no_swapout) {
+		pid_t job = o.job_dev ? start_reader(o.job_dev, o.job_mib) : 0;
+		int status = 0;
+
+		if (sp_run_hog(o.hog_mib)) {
+			fprintf(stderr, "the memory hog failed\n");
+			return 2;
+		}
+		if (job && (waitpid(job, &status, 0) != job ||
+			    !WIFEXITED(status) || WEXITSTATUS(status))) {
+			fprintf(stderr, "cannot read %lu MiB of %s\n",
+				o.job_mib, o.job_dev);
+			return 2;
+		}
 	}
 	swapped = sp_count_swapped(buf, len);
 
@@ -322,6 +356,8 @@ int main(int argc, char **argv)
 		noise = start_background(o.label, o.background);
 	if (o.trace)
 		trace = fopen(o.trace, "a");
+	free_kib = sp_meminfo("MemFree");
+	cached_kib = sp_meminfo("Cached");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	sp_usefulness(use0);
 	t0 = sp_now();
@@ -386,8 +422,10 @@ int main(int argc, char **argv)
 	       use1[0] - use0[0], use1[1] - use0[1], use1[2] - use0[2]);
 	printf(" resident_after_idle_pct=%.1f then_read_mib=%lu",
 	       100.0 * resident_idle / pages, o.read_dev ? o.read_mib : 0);
-	printf(" then_read_s=%.2f then_reread_s=%.2f file_refaults=%ld\n",
+	printf(" then_read_s=%.2f then_reread_s=%.2f file_refaults=%ld",
 	       read_s[0], read_s[1], file_refaults);
+	printf(" job_mib=%lu memfree_idle_kib=%ld cached_idle_kib=%ld\n",
+	       o.job_dev ? o.job_mib : 0, free_kib, cached_kib);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;
