@@ -300,7 +300,7 @@ int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
 	double read_s[2] = { 0, 0 };
-	long file_refaults = 0, free_kib, cached_kib;
+	long file_refaults = 0, free_kib, cache_kib;
 	size_t resident_idle;
 	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
@@ -357,7 +357,8 @@ int main(int argc, char **argv)
 	if (o.trace)
 		trace = fopen(o.trace, "a");
 	free_kib = sp_meminfo("MemFree");
-	cached_kib = sp_meminfo("Cached");
+	/* A block device's page cache counts as Buffers. */
+	cache_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	sp_usefulness(use0);
 	t0 = sp_now();
@@ -424,8 +425,8 @@ int main(int argc, char **argv)
 	       100.0 * resident_idle / pages, o.read_dev ? o.read_mib : 0);
 	printf(" then_read_s=%.2f then_reread_s=%.2f file_refaults=%ld",
 	       read_s[0], read_s[1], file_refaults);
-	printf(" job_mib=%lu memfree_idle_kib=%ld cached_idle_kib=%ld\n",
-	       o.job_dev ? o.job_mib : 0, free_kib, cached_kib);
+	printf(" job_mib=%lu memfree_idle_kib=%ld pagecache_idle_kib=%ld\n",
+	       o.job_dev ? o.job_mib : 0, free_kib, cache_kib);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;
