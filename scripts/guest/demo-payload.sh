@@ -55,35 +55,34 @@ scenario() {
 	knob enabled 1
 	bench --idle "$IDLE" --label "${name}_on" --background "$*"
 }
-# A page-cache job after the idle period, as a backup or a build that
-# starts later would be: read half the RAM of the second disk twice, then
-# re-touch W.  Shows how long prefetched pages survive and who pays.
-pagecache() {
-	mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 2048))
+# NAME with prefetch off, then on, each from an empty page cache:
+# off_then_on NAME sp_bench-arguments...
+off_then_on() {
+	name=$1
+	shift
 	for state in 0 1; do
 		knob enabled "$state"
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
-		label=pagecache_off
-		[ "$state" = 1 ] && label=pagecache_on
-		bench --idle "$IDLE" --label "$label" --then-read "/dev/vdb:$mib"
+		label=${name}_off
+		[ "$state" = 1 ] && label=${name}_on
+		bench --idle "$IDLE" --label "$label" "$@"
 	done
+}
+ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
+# A page-cache job after the idle period, as a backup or a build that
+# starts later would be: read half the RAM of the second disk twice, then
+# re-touch W.  Shows how long prefetched pages survive and who pays.
+pagecache() {
+	off_then_on pagecache --then-read "/dev/vdb:$(($(ram_mib) / 2))"
 }
 # A backup-like job: it reads twice RAM of the second disk while the hog
 # pushes W out, then ends.  The disk stays open meanwhile, so that the
 # job's page cache outlives it as a filesystem's would (the last close of
 # a block device drops its cache).
 backup() {
-	mib=$(($(awk '/^MemTotal:/ { print $2 }' /proc/meminfo) / 512))
 	exec 9</dev/vdb
-	for state in 0 1; do
-		knob enabled "$state"
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
-		label=backup_off
-		[ "$state" = 1 ] && label=backup_on
-		bench --idle "$IDLE" --label "$label" --job-reads "/dev/vdb:$mib"
-	done
+	off_then_on backup --job-reads "/dev/vdb:$(($(ram_mib) * 2))"
 	exec 9<&-
 }
 for s in $SCENARIOS; do
