@@ -681,6 +681,16 @@ VISIBLE_IF_KUNIT bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_zone_ok);
 
+/*
+ * Is every node with memory short of room?  Each node takes back only its
+ * own pages, so one node with room will do.
+ */
+static bool swap_prefetch_no_node_has_room(unsigned int nodes_short,
+					   unsigned int nr_nodes)
+{
+	return nodes_short && nodes_short >= nr_nodes;
+}
+
 /**
  * swap_prefetch_zones_short - count zones without room for prefetch
  * @z: snapshots of the populated zones
@@ -794,8 +804,7 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 		return SWAP_PREFETCH_LAPTOP_MODE;
 	if (s->swap_full)
 		return SWAP_PREFETCH_SWAP_FULL;
-	/* Each node takes back only its own pages: one with room will do. */
-	if (s->nodes_short && s->nodes_short >= s->nr_nodes)
+	if (swap_prefetch_no_node_has_room(s->nodes_short, s->nr_nodes))
 		return SWAP_PREFETCH_LOW_FREE;
 	if (s->swap_io > SWAP_PREFETCH_IO_SLACK)
 		return SWAP_PREFETCH_SWAP_IO;
@@ -1729,7 +1738,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	     i += KPREFETCHD_SLICE) {
 		/* Watermarks may have moved since the round began. */
 		nodes_short = kprefetchd_nodes_short(&kprefetchd_room);
-		if (nodes_short >= num_node_state(N_MEMORY)) {
+		if (swap_prefetch_no_node_has_room(nodes_short,
+						   num_node_state(N_MEMORY))) {
 			stop = SWAP_PREFETCH_STOP_LOW_FREE;
 			break;
 		}
