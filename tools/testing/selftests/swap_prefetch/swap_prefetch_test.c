@@ -38,6 +38,10 @@ static const char * const tunables[] = {
 
 static char saved[ARRAY_SIZE(tunables)][32];
 
+#define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"
+/* vm.page-cluster as it was before swap_readahead_off(), or "". */
+static char saved_page_cluster[16];
+
 static int read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY);
@@ -79,6 +83,8 @@ static void restore_tunables(void)
 	for (i = 0; i < ARRAY_SIZE(tunables); i++)
 		if (saved[i][0])
 			set_knob(tunables[i], saved[i]);
+	if (saved_page_cluster[0])
+		sp_write(PAGE_CLUSTER, saved_page_cluster);
 	rmdir(CGROUP_TEST);
 }
 
@@ -894,6 +900,43 @@ static void test_off_means_off(void)
 	ws_free(&w);
 }
 
+#define LAPTOP_MODE	"/proc/sys/vm/laptop_mode"
+
+/*
+ * vm.laptop_mode lets the disk sleep: a speculative read would spin it
+ * up.  Nothing is read while it is set, and clearing it lets prefetch
+ * go on with what was recorded meanwhile.
+ */
+static void test_laptop_mode(void)
+{
+	const char *name = "reads nothing while vm.laptop_mode is set";
+	char saved[32] = "0";
+	long read0, rd;
+	struct ws w;
+	int s;
+
+	if (read_file(LAPTOP_MODE, saved, sizeof(saved)) ||
+	    sp_write(LAPTOP_MODE, "5")) {
+		ksft_test_result_skip("%s: no writable %s\n", name, LAPTOP_MODE);
+		return;
+	}
+	read0 = sp_vmstat("swap_prefetch_read_pages");
+	if (!swapped_out_or_skip(&w, 1, name)) {
+		sp_write(LAPTOP_MODE, saved);
+		return;
+	}
+	/* As long as test_off_means_off(): past fast_pacing()'s delay. */
+	sleep(5);
+	rd = sp_vmstat("swap_prefetch_read_pages") - read0;
+	sp_write(LAPTOP_MODE, "0");
+	s = wait_resident(&w, 90, 60);
+	sp_write(LAPTOP_MODE, saved);
+	ksft_print_msg("with laptop_mode set: %ld read in 5 s; cleared: back after %d s\n",
+		       rd, s);
+	ksft_test_result(rd == 0 && s >= 0, "%s\n", name);
+	ws_free(&w);
+}
+
 static void test_bad_values(void)
 {
 	static const struct {
@@ -1151,6 +1194,107 @@ static void test_unused_reclaimed_first(void)
 out:
 	sp_write(CGROUP_TEST "/memory.max", "max");
 	cgroup_leave();
+}
+
+/* Read @len bytes of @fd from its start; false on a short read. */
+static bool read_through(int fd, size_t len)
+{
+	static char chunk[1 << 20];
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = pread(fd, chunk, len - done < sizeof(chunk) ?
+			  len - done : sizeof(chunk), done);
+		if (n <= 0)
+			return false;
+		done += n;
+	}
+	return true;
+}
+
+/* Pages of the first @len bytes of @fd that are in its page cache. */
+static size_t count_cached(int fd, size_t len)
+{
+	char *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	size_t n;
+
+	if (map == MAP_FAILED)
+		ksft_exit_fail_msg("mmap of the swap disk: %s\n", strerror(errno));
+	n = sp_count_resident(map, len);
+	munmap(map, len);
+	return n;
+}
+
+/*
+ * A page-cache job: read the first @len bytes of @dev, none of them
+ * cached before; returns how many of its pages are still cached after.
+ */
+static size_t page_cache_job(const char *dev, size_t len)
+{
+	int fd = open(dev, O_RDONLY);
+	size_t cached;
+
+	if (fd < 0)
+		ksft_exit_fail_msg("open %s: %s\n", dev, strerror(errno));
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (!read_through(fd, len))
+		ksft_exit_fail_msg("read %s: %s\n", dev, strerror(errno));
+	cached = count_cached(fd, len);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	return cached;
+}
+
+/*
+ * A page-cache job that starts while a set is out keeps as much of its
+ * cache with prefetch as without: the room that the set's unused
+ * prefetched pages hold goes to the job first.  The job reads the swap
+ * disk itself: with prefetch off, all but a quarter of the set's size of
+ * the memory that is free; with prefetch on, the same, which is then
+ * three quarters of the set more than is free.
+ */
+static void test_yields_to_page_cache(void)
+{
+	const char *name = "unused prefetched pages make room for a page-cache job";
+	size_t job_len, job_pages, cached_off, cached_on, bad;
+	long yielded, read;
+	char dev[128];
+	struct ws w;
+	int s;
+
+	if (!first_swap_device(dev, sizeof(dev))) {
+		ksft_test_result_skip("%s: no swap device in /proc/swaps\n", name);
+		return;
+	}
+	if (!swapped_out_or_skip(&w, 0, name))
+		return;
+	/* As long as wait_resident() takes with prefetch on. */
+	sleep(5);
+	job_len = ((sp_meminfo("MemFree") << 10) - w.len / 4) &
+		  ~((size_t)sp_page_size() - 1);
+	job_pages = job_len / sp_page_size();
+	cached_off = page_cache_job(dev, job_len);
+	ws_free(&w);
+
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	s = wait_resident(&w, 90, 60);
+	yielded = sp_vmstat("swap_prefetch_yielded_pages");
+	read = sp_vmstat("swap_prefetch_read_pages");
+	cached_on = page_cache_job(dev, job_len);
+	yielded = sp_vmstat("swap_prefetch_yielded_pages") - yielded;
+	read = sp_vmstat("swap_prefetch_read_pages") - read;
+	bad = sp_verify(w.buf, w.len);
+	ksft_print_msg("the job read %zu KiB of %s; set back after %d s with prefetch\n",
+		       job_len >> 10, dev, s);
+	ksft_print_msg("still cached after it: %zu of %zu pages with prefetch off, %zu on\n",
+		       cached_off, job_pages, cached_on);
+	ksft_print_msg("prefetched pages yielded meanwhile: %ld; read: %ld\n",
+		       yielded, read);
+	ksft_test_result(s >= 0 && cached_on + job_pages / 20 >= cached_off &&
+			 yielded > 0 && !bad, "%s\n", name);
+	ws_free(&w);
 }
 
 /* Workingset refaults counted from a swap-out to the end of a re-touch. */
@@ -1453,6 +1597,23 @@ static int nr_memory_nodes(void)
 	return nr;
 }
 
+/*
+ * No swap readahead around faults: on a rotating disk (virtio-blk says it
+ * is one) a fault reads the neighbouring slots too, of any owner, onto
+ * the faulting task's node - the test's own faults would put pages of a
+ * node-bound set on another node, or read a held-back set, prefetch or
+ * not.  Restored at exit.
+ */
+static void swap_readahead_off(void)
+{
+	if (!saved_page_cluster[0] &&
+	    read_file(PAGE_CLUSTER, saved_page_cluster,
+		      sizeof(saved_page_cluster)))
+		ksft_exit_fail_msg("cannot read %s\n", PAGE_CLUSTER);
+	if (sp_write(PAGE_CLUSTER, "0"))
+		ksft_exit_fail_msg("cannot write %s\n", PAGE_CLUSTER);
+}
+
 /* Bind @len bytes at @buf, not yet touched, to node @nid. */
 static void bind_to_node(char *buf, size_t len, int nid)
 {
@@ -1571,7 +1732,7 @@ static void test_numa_home(void)
 {
 	const char *name = "a node-bound set comes back on its node";
 	size_t on, off, bad;
-	long used;
+	long used, ra;
 	struct ws w;
 	int nid = 1, s;
 
@@ -1581,6 +1742,8 @@ static void test_numa_home(void)
 		return;
 	}
 	fast_pacing(1);
+	swap_readahead_off();
+	ra = sp_vmstat("swap_ra");
 	if (!ws_swap_out_on(&w, &nid, 1, ws_mib)) {
 		ws_free(&w);
 		ksft_test_result_skip("%s: hog did not push the set out\n",
@@ -1594,7 +1757,8 @@ static void test_numa_home(void)
 	count_nodes(&w, nid, &on, &off);
 	ksft_print_msg("back after %d s; %ld pages used from prefetch\n",
 		       s, used);
-	ksft_print_msg("on node %d: %zu, elsewhere: %zu\n", nid, on, off);
+	ksft_print_msg("on node %d: %zu, elsewhere: %zu; swap readahead %ld\n",
+		       nid, on, off, sp_vmstat("swap_ra") - ra);
 	/*
 	 * Part of the set may still be in the swap cache from the swap-out;
 	 * a quarter read by prefetch is enough to see where its pages go.
@@ -1602,6 +1766,54 @@ static void test_numa_home(void)
 	ksft_test_result(s >= 0 && !bad && used >= (long)w.pages / 4 &&
 			 off == 0, "%s\n", name);
 	ws_free(&w);
+}
+
+/* Memory bound to one node, touched until that node is short. */
+struct node_fill {
+	char *buf;
+	size_t len, filled;
+	int nid;
+};
+
+/*
+ * Touch more of @f until its node is below 1.5 times its high mark:
+ * short, but no kswapd.  Half-way to kprefetchd's mark of three times,
+ * pages that per-CPU lists give back to the free count would lift the
+ * node over it.
+ */
+static void node_fill_top_up(struct node_fill *f)
+{
+	size_t step = 64 * sp_page_size();
+
+	while (f->filled + step <= f->len && !node_below(f->nid, 3, 2)) {
+		memset(f->buf + f->filled, 1, step);
+		f->filled += step;
+	}
+}
+
+/*
+ * Wait until @pct of @w is back while @f keeps its node short, topping it
+ * up twenty times a second: memory that the node gets back (a watermark
+ * boost ending, per-CPU lists drained) must not give kprefetchd room
+ * there.  Counts in @had_room the looks that found the node with room
+ * all the same.  Seconds taken, or -1.
+ */
+static int wait_resident_node_short(struct ws *w, struct node_fill *f,
+				    unsigned int pct, int timeout_s,
+				    unsigned int *had_room)
+{
+	int tick;
+
+	*had_room = 0;
+	for (tick = 0; tick <= timeout_s * 20; tick++) {
+		*had_room += !node_below(f->nid, 3, 1);
+		node_fill_top_up(f);
+		if (tick % 20 == 0 &&
+		    sp_count_resident(w->buf, w->len) * 100 >= w->pages * pct)
+			return tick / 20;
+		usleep(50000);
+	}
+	return -1;
 }
 
 /*
@@ -1612,10 +1824,14 @@ static void test_numa_home(void)
 static void test_numa_short_node(void)
 {
 	const char *name = "a short node holds back its own pages only";
+	static const char * const seen[] = {
+		"pswpin", "swap_ra", "swap_prefetch_read_pages",
+	};
 	const int nids[2] = { 0, 1 };
-	size_t step = 64 * sp_page_size(), filled = 0, fill_len = 0;
-	size_t b_before, b_during, on, off, bad;
-	char *fill = MAP_FAILED;
+	struct node_fill fill = { .buf = MAP_FAILED, .nid = 0 };
+	long before[ARRAY_SIZE(seen)];
+	size_t b_before, b_during, on, off, bad, i;
+	unsigned int had_room = 0;
 	struct ws w[2];
 	int s, s0 = -1;
 
@@ -1625,6 +1841,7 @@ static void test_numa_short_node(void)
 		return;
 	}
 	fast_pacing(1);
+	swap_readahead_off();
 	/* Hold reads back until node 0 is made short. */
 	set_knob("delay_ms", "600000");
 	if (!ws_swap_out_on(w, nids, 2, ws_mib / 2)) {
@@ -1632,32 +1849,28 @@ static void test_numa_short_node(void)
 				      name);
 		goto out;
 	}
-	/*
-	 * Fill node 0 to 1.5 times its high mark: short, but no kswapd.
-	 * Half-way to kprefetchd's mark of three times, pages that per-CPU
-	 * lists give back to the free count would lift the node over it.
-	 */
-	fill_len = sp_meminfo("MemTotal") << 10;
-	fill = sp_alloc(fill_len);
-	bind_to_node(fill, fill_len, 0);
-	while (filled + step <= fill_len && !node_below(0, 3, 2)) {
-		memset(fill + filled, 1, step);
-		filled += step;
-	}
+	fill.len = sp_meminfo("MemTotal") << 10;
+	fill.buf = sp_alloc(fill.len);
+	bind_to_node(fill.buf, fill.len, fill.nid);
+	node_fill_top_up(&fill);
 	ksft_print_msg("node 0 filled by %zu KiB; below its mark: %s\n",
-		       filled >> 10, node_below(0, 3, 1) ? "yes" : "no");
+		       fill.filled >> 10, node_below(0, 3, 1) ? "yes" : "no");
 	b_before = sp_count_resident(w[0].buf, w[0].len);
+	for (i = 0; i < ARRAY_SIZE(seen); i++)
+		before[i] = sp_vmstat(seen[i]);
 	set_knob("delay_ms", "1000");
-	s = wait_resident(&w[1], 90, 60);
+	s = wait_resident_node_short(&w[1], &fill, 90, 60, &had_room);
 	b_during = sp_count_resident(w[0].buf, w[0].len);
-	ksft_print_msg("node 1's set back after %d s\n", s);
+	ksft_print_msg("node 1's set back after %d s; node 0 had room at %u looks, filled by %zu KiB\n",
+		       s, had_room, fill.filled >> 10);
 	ksft_print_msg("node 0's set: %zu pages resident before, %zu after\n",
 		       b_before, b_during);
-	ksft_print_msg("node 0 still below its mark: %s\n",
-		       node_below(0, 3, 1) ? "yes" : "no");
+	for (i = 0; i < ARRAY_SIZE(seen); i++)
+		ksft_print_msg("  %s +%ld meanwhile\n", seen[i],
+			       sp_vmstat(seen[i]) - before[i]);
 	/* Room again on node 0: its set is only held back, not dropped. */
-	munmap(fill, fill_len);
-	fill = MAP_FAILED;
+	munmap(fill.buf, fill.len);
+	fill.buf = MAP_FAILED;
 	s0 = wait_resident(&w[0], 50, 60);
 	bad = sp_verify(w[0].buf, w[0].len) + sp_verify(w[1].buf, w[1].len);
 	count_nodes(&w[0], 0, &on, &off);
@@ -1666,8 +1879,8 @@ static void test_numa_short_node(void)
 	ksft_test_result(s >= 0 && b_during <= b_before + w[0].pages / 20 &&
 			 s0 >= 0 && off == 0 && !bad, "%s\n", name);
 out:
-	if (fill != MAP_FAILED)
-		munmap(fill, fill_len);
+	if (fill.buf != MAP_FAILED)
+		munmap(fill.buf, fill.len);
 	ws_free(&w[0]);
 	ws_free(&w[1]);
 }
@@ -1679,6 +1892,7 @@ static const struct {
 	{ "bad_values", test_bad_values },
 	{ "unprivileged", test_unprivileged_write },
 	{ "off", test_off_means_off },
+	{ "laptop_mode", test_laptop_mode },
 	{ "hog", test_prefetch_happens_hog },
 	{ "memcg", test_prefetch_happens_memcg },
 	{ "refault", test_refault_latency },
@@ -1692,6 +1906,7 @@ static const struct {
 	{ "tracking_memory", test_tracking_memory },
 	{ "usefulness", test_usefulness_counters },
 	{ "unused_first", test_unused_reclaimed_first },
+	{ "yields", test_yields_to_page_cache },
 	{ "swap_full_group", test_swap_full_group },
 	{ "shmem", test_shmem },
 	{ "madv_free", test_madv_free },
