@@ -35,6 +35,8 @@
  *   get_swap_device(), which swapoff waits for, and checks the generation
  *   again before it reads.  Nothing purged comes back.
  * - swap_prefetch_mutex serialises the writes that switch the feature.
+ * - The shrinker finds unused prefetched folios by their mark under RCU,
+ *   and only trylocks them: it runs inside reclaim, whoever called it.
  */
 
 #define pr_fmt(fmt) "swap_prefetch: " fmt
@@ -51,8 +53,10 @@
 #include <linux/mempolicy.h>
 #include <linux/mm_inline.h>
 #include <linux/part_stat.h>
+#include <linux/percpu_counter.h>
 #include <linux/psi.h>
 #include <linux/seq_file.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/swap_cgroup.h>
@@ -93,6 +97,11 @@ static int swap_prefetch_adaptive __read_mostly = 1;
 static DEFINE_MUTEX(swap_prefetch_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(kprefetchd_wait);
 static struct swap_prefetch_tracker swap_prefetch_global;
+/*
+ * Pages in the swap cache with %SWAP_PREFETCH_MARK: read by kprefetchd,
+ * not used yet.  Per CPU, as the marks are cleared wherever the pages go.
+ */
+static struct percpu_counter swap_prefetch_nr_unused;
 
 /* kprefetchd's private state: only the thread touches these. */
 static struct swap_prefetch_pacer kprefetchd_pacer;
@@ -1141,8 +1150,10 @@ void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 		xas_clear_mark(&xas, SWAP_PREFETCH_REFAULT_MARK);
 	}
 	xas_unlock_irq(&xas);
-	if (used)
+	if (used) {
+		percpu_counter_dec(&swap_prefetch_nr_unused);
 		count_vm_event(SWAP_PREFETCH_USED_PAGES);
+	}
 	if (refault)
 		lruvec_stat_mod_folio(folio, WORKINGSET_REFAULT_ANON,
 				      folio_nr_pages(folio));
@@ -1161,6 +1172,7 @@ void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
 		return;
 	xas_clear_mark(xas, SWAP_PREFETCH_MARK);
 	xas_clear_mark(xas, SWAP_PREFETCH_REFAULT_MARK);
+	percpu_counter_dec(&swap_prefetch_nr_unused);
 	count_vm_event(shadow ? SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES :
 				SWAP_PREFETCH_UNUSED_FREED_PAGES);
 }
@@ -1182,6 +1194,7 @@ static void kprefetchd_mark_unused(struct folio *folio, bool refault)
 		__xa_set_mark(&space->i_pages, index,
 			      SWAP_PREFETCH_REFAULT_MARK);
 	xa_unlock_irq(&space->i_pages);
+	percpu_counter_inc(&swap_prefetch_nr_unused);
 }
 
 /**
@@ -1409,19 +1422,14 @@ static bool kprefetchd_cpu_busy(void)
 }
 
 /*
- * Pages read and not yet used or dropped, from the counters that
- * kprefetchd_read_activity() has just summed.  A fault that finds a folio
- * in the moment between its insertion and its mark is not seen as a use:
- * that page counts as unused until it leaves the swap cache.
+ * Pages read and not yet used or dropped, give or take the counts that
+ * CPUs have not folded in yet.  A fault that finds a folio in the moment
+ * between its insertion and its mark is not seen as a use: that page
+ * counts as unused until it leaves the swap cache.
  */
 static unsigned long kprefetchd_unused_pages(void)
 {
-	long unused = kprefetchd_events[SWAP_PREFETCH_READ_PAGES] -
-		      kprefetchd_events[SWAP_PREFETCH_USED_PAGES] -
-		      kprefetchd_events[SWAP_PREFETCH_UNUSED_RECLAIMED_PAGES] -
-		      kprefetchd_events[SWAP_PREFETCH_UNUSED_FREED_PAGES];
-
-	return max(unused, 0L);
+	return percpu_counter_read_positive(&swap_prefetch_nr_unused);
 }
 
 static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
@@ -1766,7 +1774,7 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	count_vm_events(SWAP_PREFETCH_SKIPPED_PAGES, nr_skipped);
 	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
 				  atomic_long_read(&swap_prefetch_global.nr_chunks),
-				  kprefetchd_unused_pages() + nr_read);
+				  kprefetchd_unused_pages());
 	swap_prefetch_round_done(&kprefetchd_pacer, stop, jiffies, t);
 
 	/*
@@ -1927,6 +1935,152 @@ static int kprefetchd(void *unused)
 			kprefetchd_do_round();
 		cond_resched();
 	}
+	return 0;
+}
+
+/*
+ * Reclaim takes prefetched pages that nobody has used yet before it takes
+ * anything that was used.  kprefetchd leaves them at the tail of the
+ * anonymous LRU, but reclaim balances anonymous against file pages without
+ * knowing that these are clean: a page-cache job that needed the room lost
+ * its own cache and read it from disk again, while pages that were only a
+ * guess stayed.  A shrinker sees them apart.  Its objects cost no I/O to
+ * drop, so it has no seeks, like the shrinkers of other clean caches:
+ * each reclaim pass on a node drops that node's, up to half of those of
+ * all nodes, and counts them as reclaimed, so that the LRUs give up that
+ * much less.  Dropped as reclaim drops them, with a shadow entry and, if
+ * anonymous, a new record: once memory is free again kprefetchd reads
+ * them back.
+ */
+
+/* A batch of folios found under RCU, isolated and dropped outside it. */
+#define SWAP_PREFETCH_YIELD_BATCH	32
+
+/*
+ * Drop one folio if it is still an unused prefetched page in the swap
+ * cache that nothing maps; takes over the caller's reference.  The folio
+ * lock keeps a fault from mapping it meanwhile; a fault that holds a
+ * reference, or a writer, makes the removal fail.
+ */
+static bool swap_prefetch_yield_folio(struct folio *folio)
+{
+	bool dropped = false;
+
+	if (!folio_isolate_lru(folio)) {
+		folio_put(folio);
+		return false;
+	}
+	/* The isolation holds a reference of its own. */
+	folio_put(folio);
+	if (folio_trylock(folio)) {
+		if (folio_test_swapcache(folio) &&
+		    swap_prefetch_folio_unused(folio) &&
+		    !folio_mapped(folio) && !folio_test_writeback(folio)) {
+			swap_prefetch_record(folio,
+					     swap_prefetch_nr_to_track(folio, false));
+			dropped = swap_prefetch_reclaim_folio(folio);
+		}
+		folio_unlock(folio);
+	}
+	if (dropped)
+		folio_put(folio);
+	else
+		folio_putback_lru(folio);
+	return dropped;
+}
+
+/*
+ * Drop the unused prefetched folios of node @nid in one swap cache address
+ * space, looking at no more than *@budget of them; returns the number
+ * dropped.
+ */
+static unsigned long swap_prefetch_yield_space(struct address_space *space,
+					       int nid, unsigned long *budget)
+{
+	XA_STATE(xas, &space->i_pages, 0);
+	struct folio *batch[SWAP_PREFETCH_YIELD_BATCH], *folio;
+	unsigned long dropped = 0;
+	unsigned int i, nr;
+
+	do {
+		nr = 0;
+		rcu_read_lock();
+		xas_for_each_marked(&xas, folio, ULONG_MAX, SWAP_PREFETCH_MARK) {
+			if (xas_retry(&xas, folio) || xa_is_value(folio))
+				continue;
+			/* A freed folio's node is still readable: no ref yet. */
+			if (folio_nid(folio) != nid || !folio_try_get(folio))
+				continue;
+			if (unlikely(folio != xas_reload(&xas))) {
+				folio_put(folio);
+				xas_reset(&xas);
+				continue;
+			}
+			batch[nr++] = folio;
+			if (nr == ARRAY_SIZE(batch) || nr == *budget) {
+				xas_pause(&xas);
+				break;
+			}
+		}
+		rcu_read_unlock();
+		for (i = 0; i < nr; i++)
+			dropped += swap_prefetch_yield_folio(batch[i]);
+		*budget -= nr;
+	} while (nr == ARRAY_SIZE(batch) && *budget);
+	return dropped;
+}
+
+static unsigned long swap_prefetch_shrink_count(struct shrinker *shrinker,
+						struct shrink_control *sc)
+{
+	return kprefetchd_unused_pages() ?: SHRINK_EMPTY;
+}
+
+/*
+ * The count is of every node: a pass over another node's pages finds none
+ * of this node to drop and stops.  Only the address spaces with a marked
+ * entry are walked, and only their marked entries.
+ */
+static unsigned long swap_prefetch_shrink_scan(struct shrinker *shrinker,
+					       struct shrink_control *sc)
+{
+	unsigned long budget = sc->nr_to_scan, dropped = 0, offset;
+	struct swap_info_struct *si;
+	struct address_space *space;
+	unsigned int type;
+
+	for (type = 0; type < MAX_SWAPFILES && budget; type++) {
+		si = swap_prefetch_get_type(type);
+		if (!si)
+			continue;
+		for (offset = 0; offset < si->max && budget;
+		     offset += SWAP_ADDRESS_SPACE_PAGES) {
+			space = swap_address_space(swp_entry(type, offset));
+			if (xa_marked(&space->i_pages, SWAP_PREFETCH_MARK))
+				dropped += swap_prefetch_yield_space(space,
+								     sc->nid,
+								     &budget);
+		}
+		put_swap_device(si);
+	}
+	sc->nr_scanned = sc->nr_to_scan - budget;
+	count_vm_events(SWAP_PREFETCH_YIELDED_PAGES, dropped);
+	mm_account_reclaimed_pages(dropped);
+	return dropped ?: SHRINK_STOP;
+}
+
+static int __init swap_prefetch_shrinker_init(void)
+{
+	struct shrinker *shrinker;
+
+	shrinker = shrinker_alloc(SHRINKER_NUMA_AWARE, "swap_prefetch");
+	if (!shrinker)
+		return -ENOMEM;
+	shrinker->count_objects = swap_prefetch_shrink_count;
+	shrinker->scan_objects = swap_prefetch_shrink_scan;
+	shrinker->batch = SWAP_PREFETCH_YIELD_BATCH;
+	shrinker->seeks = 0;
+	shrinker_register(shrinker);
 	return 0;
 }
 
@@ -2143,6 +2297,9 @@ static int __init swap_prefetch_init(void)
 	 * memory, so older entries would only be read to be dropped again.
 	 * The 2005 cap, 5% of RAM worth of entries, tracked eight times RAM.
 	 */
+	err = percpu_counter_init(&swap_prefetch_nr_unused, 0, GFP_KERNEL);
+	if (err)
+		return err;
 	shards = swap_prefetch_shards_alloc(nr_node_ids);
 	if (!shards)
 		return -ENOMEM;
@@ -2157,6 +2314,10 @@ static int __init swap_prefetch_init(void)
 	}
 	WRITE_ONCE(kprefetchd_task, thread);
 
+	err = swap_prefetch_shrinker_init();
+	if (err)
+		pr_err("no shrinker, unused pages go at the LRU's pace: %d\n",
+		       err);
 	err = swap_prefetch_sysfs_init();
 	if (err)
 		pr_err("no /sys/kernel/mm/swap_prefetch: %d\n", err);

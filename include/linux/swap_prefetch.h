@@ -28,6 +28,7 @@ bool swap_prefetch_folio_unused(struct folio *folio);
 void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 			      pgoff_t index);
 void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow);
+bool swap_prefetch_reclaim_folio(struct folio *folio);
 
 /*
  * A page that kprefetchd read and nobody has used yet carries this mark
