@@ -611,11 +611,23 @@ static void test_yields_to_swap_disk_io(void)
 		ksft_test_result_skip("%s: swap is not on a block device\n", name);
 		return;
 	}
-	if (!swapped_out_or_skip(&w, 1, name))
+	fast_pacing(1);
+	/*
+	 * Hold reads back until the stream runs: a round that starts in the
+	 * moment between the swap-out and the reader's first read would be
+	 * no sign of anything.
+	 */
+	set_knob("delay_ms", "600000");
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
 		return;
+	}
+	fg = start_disk_reader(dev);
+	sleep(1);
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	kib = sp_vmstat("pgpgin");
-	fg = start_disk_reader(dev);
+	set_knob("delay_ms", "1000");
 	sleep(10);
 	during = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kib = sp_vmstat("pgpgin") - kib;
