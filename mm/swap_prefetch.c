@@ -2290,6 +2290,9 @@ static int __init swap_prefetch_init(void)
 	struct task_struct *thread;
 	int err;
 
+	err = percpu_counter_init(&swap_prefetch_nr_unused, 0, GFP_KERNEL);
+	if (err)
+		return err;
 	/*
 	 * A chunk page per 1024 pages of RAM, under 0.1% of it at the cap,
 	 * and only while that much is swapped out: about one entry per page
@@ -2297,9 +2300,6 @@ static int __init swap_prefetch_init(void)
 	 * memory, so older entries would only be read to be dropped again.
 	 * The 2005 cap, 5% of RAM worth of entries, tracked eight times RAM.
 	 */
-	err = percpu_counter_init(&swap_prefetch_nr_unused, 0, GFP_KERNEL);
-	if (err)
-		return err;
 	shards = swap_prefetch_shards_alloc(nr_node_ids);
 	if (!shards)
 		return -ENOMEM;

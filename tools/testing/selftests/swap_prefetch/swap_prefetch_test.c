@@ -38,9 +38,15 @@ static const char * const tunables[] = {
 
 static char saved[ARRAY_SIZE(tunables)][32];
 
-#define PAGE_CLUSTER	"/proc/sys/vm/page-cluster"
-/* vm.page-cluster as it was before swap_readahead_off(), or "". */
-static char saved_page_cluster[16];
+/* vm sysctls that tests change, with their values before the first change. */
+static struct {
+	const char *path;
+	char saved[32];
+} sysctls[] = {
+	{ .path = "/proc/sys/vm/page-cluster" },
+	{ .path = "/proc/sys/vm/laptop_mode" },
+};
+enum { PAGE_CLUSTER, LAPTOP_MODE };
 
 static int read_file(const char *path, char *buf, size_t size)
 {
@@ -76,6 +82,27 @@ static long get_knob(const char *name)
 	return strtol(buf, NULL, 10);
 }
 
+/*
+ * Write @val to sysctl @which, saving the value it had before the first
+ * write for restore_tunables(); 0 or -errno.
+ */
+static int set_sysctl(int which, const char *val)
+{
+	int err = 0;
+
+	if (!sysctls[which].saved[0])
+		err = read_file(sysctls[which].path, sysctls[which].saved,
+				sizeof(sysctls[which].saved));
+	return err ? err : sp_write(sysctls[which].path, val);
+}
+
+/* Give sysctl @which back the value set_sysctl() found, if it wrote one. */
+static void restore_sysctl(int which)
+{
+	if (sysctls[which].saved[0])
+		sp_write(sysctls[which].path, sysctls[which].saved);
+}
+
 static void restore_tunables(void)
 {
 	size_t i;
@@ -83,8 +110,8 @@ static void restore_tunables(void)
 	for (i = 0; i < ARRAY_SIZE(tunables); i++)
 		if (saved[i][0])
 			set_knob(tunables[i], saved[i]);
-	if (saved_page_cluster[0])
-		sp_write(PAGE_CLUSTER, saved_page_cluster);
+	for (i = 0; i < ARRAY_SIZE(sysctls); i++)
+		restore_sysctl(i);
 	rmdir(CGROUP_TEST);
 }
 
@@ -912,8 +939,6 @@ static void test_off_means_off(void)
 	ws_free(&w);
 }
 
-#define LAPTOP_MODE	"/proc/sys/vm/laptop_mode"
-
 /*
  * vm.laptop_mode lets the disk sleep: a speculative read would spin it
  * up.  Nothing is read while it is set, and clearing it lets prefetch
@@ -922,27 +947,26 @@ static void test_off_means_off(void)
 static void test_laptop_mode(void)
 {
 	const char *name = "reads nothing while vm.laptop_mode is set";
-	char saved[32] = "0";
 	long read0, rd;
 	struct ws w;
 	int s;
 
-	if (read_file(LAPTOP_MODE, saved, sizeof(saved)) ||
-	    sp_write(LAPTOP_MODE, "5")) {
-		ksft_test_result_skip("%s: no writable %s\n", name, LAPTOP_MODE);
+	if (set_sysctl(LAPTOP_MODE, "5")) {
+		ksft_test_result_skip("%s: no writable %s\n", name,
+				      sysctls[LAPTOP_MODE].path);
 		return;
 	}
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	if (!swapped_out_or_skip(&w, 1, name)) {
-		sp_write(LAPTOP_MODE, saved);
+		restore_sysctl(LAPTOP_MODE);
 		return;
 	}
 	/* As long as test_off_means_off(): past fast_pacing()'s delay. */
 	sleep(5);
 	rd = sp_vmstat("swap_prefetch_read_pages") - read0;
-	sp_write(LAPTOP_MODE, "0");
+	set_sysctl(LAPTOP_MODE, "0");
 	s = wait_resident(&w, 90, 60);
-	sp_write(LAPTOP_MODE, saved);
+	restore_sysctl(LAPTOP_MODE);
 	ksft_print_msg("with laptop_mode set: %ld read in 5 s; cleared: back after %d s\n",
 		       rd, s);
 	ksft_test_result(rd == 0 && s >= 0, "%s\n", name);
@@ -1281,7 +1305,7 @@ static void test_yields_to_page_cache(void)
 	}
 	if (!swapped_out_or_skip(&w, 0, name))
 		return;
-	/* As long as wait_resident() takes with prefetch on. */
+	/* The idle time prefetch takes to bring the set back, 5-9 s here. */
 	sleep(5);
 	job_len = ((sp_meminfo("MemFree") << 10) - w.len / 4) &
 		  ~((size_t)sp_page_size() - 1);
@@ -1618,12 +1642,8 @@ static int nr_memory_nodes(void)
  */
 static void swap_readahead_off(void)
 {
-	if (!saved_page_cluster[0] &&
-	    read_file(PAGE_CLUSTER, saved_page_cluster,
-		      sizeof(saved_page_cluster)))
-		ksft_exit_fail_msg("cannot read %s\n", PAGE_CLUSTER);
-	if (sp_write(PAGE_CLUSTER, "0"))
-		ksft_exit_fail_msg("cannot write %s\n", PAGE_CLUSTER);
+	if (set_sysctl(PAGE_CLUSTER, "0"))
+		ksft_exit_fail_msg("cannot set %s\n", sysctls[PAGE_CLUSTER].path);
 }
 
 /* Bind @len bytes at @buf, not yet touched, to node @nid. */
