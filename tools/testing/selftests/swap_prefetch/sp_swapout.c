@@ -45,19 +45,6 @@ static long tracked_chunks(void)
 	return chunks;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void print_usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--runs N] [--hog-mib M]\n", prog);
@@ -132,7 +119,7 @@ int main(int argc, char **argv)
 	}
 	sp_write(SP_KNOBS "enabled", "1");
 	printf("swapout: median off=%.3f on=%.3f ratio=%.4f\n",
-	       median(secs[0], n[0]), median(secs[1], n[1]),
-	       median(secs[1], n[1]) / median(secs[0], n[0]));
+	       sp_median(secs[0], n[0]), sp_median(secs[1], n[1]),
+	       sp_median(secs[1], n[1]) / sp_median(secs[0], n[0]));
 	return 0;
 }

@@ -38,6 +38,20 @@ static inline double sp_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static inline int sp_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of @n values; sorts @v. */
+static inline double sp_median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), sp_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static inline long sp_majflt(void)
 {
 	struct rusage ru;

@@ -46,6 +46,7 @@ static struct {
 	{ .path = "/proc/sys/vm/page-cluster" },
 	{ .path = "/proc/sys/vm/laptop_mode" },
 };
+
 enum { PAGE_CLUSTER, LAPTOP_MODE };
 
 static int read_file(const char *path, char *buf, size_t size)
@@ -1311,7 +1312,8 @@ struct cache_job {
  * it starts, because what an exiting hog leaves in the swap cache is
  * neither free nor taken by a reclaim that trims file pages only, and it
  * differs from one swap-out to the next.  False if the set did not go out
- * (the test is then skipped) or did not come back.
+ * (the test is then skipped); a set that did not come back leaves @job
+ * with no pages.
  */
 static bool run_cache_job(const char *dev, int enabled, const char *name,
 			  struct cache_job *job, size_t *bad)
@@ -1320,12 +1322,12 @@ static bool run_cache_job(const char *dev, int enabled, const char *name,
 	size_t len;
 	struct ws w;
 
+	memset(job, 0, sizeof(*job));
 	if (!swapped_out_or_skip(&w, enabled, name))
 		return false;
 	if (enabled) {
 		if (wait_resident(&w, 90, 60) < 0) {
 			ws_free(&w);
-			job->pages = 0;
 			return true;
 		}
 		wait_prefetch_settled(30);
@@ -1351,21 +1353,16 @@ static bool run_cache_job(const char *dev, int enabled, const char *name,
 
 #define CACHE_JOB_PAIRS	3
 
-/* Per mille of the job's pages still cached: the median of the jobs. */
-static unsigned int median_cached_permille(const struct cache_job *jobs)
+/* The median, over the jobs, of the share of its pages each kept cached. */
+static double median_cached(const struct cache_job *jobs)
 {
-	unsigned int v[CACHE_JOB_PAIRS], t;
-	size_t i, j;
+	double share[CACHE_JOB_PAIRS];
+	size_t i;
 
-	for (i = 0; i < CACHE_JOB_PAIRS; i++) {
-		v[i] = jobs[i].pages ? jobs[i].cached * 1000 / jobs[i].pages : 0;
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	}
-	return v[CACHE_JOB_PAIRS / 2];
+	for (i = 0; i < CACHE_JOB_PAIRS; i++)
+		share[i] = jobs[i].pages ?
+			   (double)jobs[i].cached / jobs[i].pages : 0;
+	return sp_median(share, CACHE_JOB_PAIRS);
 }
 
 /*
@@ -1383,7 +1380,7 @@ static void test_yields_to_page_cache(void)
 {
 	const char *name = "unused prefetched pages make room for a page-cache job";
 	struct cache_job off[CACHE_JOB_PAIRS], on[CACHE_JOB_PAIRS];
-	unsigned int med_off, med_on;
+	double med_off, med_on;
 	size_t i, bad = 0;
 	bool back = true;
 	long yielded = 0, deficit = 0;
@@ -1401,15 +1398,14 @@ static void test_yields_to_page_cache(void)
 		yielded += on[i].yielded;
 		deficit += on[i].deficit;
 	}
-	med_off = median_cached_permille(off);
-	med_on = median_cached_permille(on);
-	ksft_print_msg("median still cached: %u.%u%% with prefetch off, %u.%u%% on\n",
-		       med_off / 10, med_off % 10, med_on / 10, med_on % 10);
+	med_off = median_cached(off);
+	med_on = median_cached(on);
+	ksft_print_msg("median still cached: %.1f%% with prefetch off, %.1f%% on\n",
+		       med_off * 100, med_on * 100);
 	ksft_print_msg("yielded %ld pages for the %ld the jobs lacked\n",
 		       yielded, deficit);
-	ksft_test_result(back && med_on + 50 >= med_off && yielded >= deficit &&
-			 !bad,
-			 "%s\n", name);
+	ksft_test_result(back && med_on + 0.05 >= med_off &&
+			 yielded >= deficit && !bad, "%s\n", name);
 }
 
 /* Workingset refaults counted from a swap-out to the end of a re-touch. */
