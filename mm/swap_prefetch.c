@@ -16,7 +16,10 @@
  * that was swapped in or freed since its record is found cached or free
  * when kprefetchd reads it, and skipped.  So the swap-in and slot-free
  * paths do nothing, and memory is 4 bytes per tracked page, allocated
- * when swap-out first needs it and freed when read or purged.
+ * when swap-out first needs it and freed when read or purged.  Near its
+ * cap, kprefetchd trims the tracker: dead entries first, then the oldest
+ * entries of the memory cgroups that hold more than an even share, so
+ * that one group's swap storm does not push out another group's entries.
  *
  * Locking:
  *
@@ -44,6 +47,7 @@
 #include <linux/blkdev.h>
 #include <linux/debugfs.h>
 #include <linux/freezer.h>
+#include <linux/hash.h>
 #include <linux/init.h>
 #include <linux/ioprio.h>
 #include <linux/kernel_stat.h>
@@ -190,6 +194,7 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 	t->max_chunks = max(max_chunks, 1UL);
 	t->trim = 0;
 	memset(t->gen, 0, sizeof(t->gen));
+	t->owners = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_init);
 
@@ -480,13 +485,138 @@ static void swap_prefetch_chunk_shift(struct swap_prefetch_chunk *c,
 }
 
 /*
- * Sift the dead entries out of every collected chunk, oldest first, and
- * pour what is left of each chunk into the older one before it if that
- * has room, so that emptied chunks can be freed.  Order is kept.  Caller
+ * A fair trim's scratch memory, allocated for the trim only: the groups
+ * (memory cgroups) seen, in an open-addressed table, and the owners of one
+ * chunk's entries.  Once the table is three quarters full, further groups
+ * share the spare slot SWAP_PREFETCH_FAIR_SLOTS and are cut as one.
+ */
+#define SWAP_PREFETCH_FAIR_BITS		9
+#define SWAP_PREFETCH_FAIR_SLOTS	BIT(SWAP_PREFETCH_FAIR_BITS)
+
+struct swap_prefetch_fair {
+	unsigned int nr_groups;
+	unsigned short id[SWAP_PREFETCH_FAIR_SLOTS + 1];
+	/* Entries held; 0 marks a free slot. */
+	unsigned int count[SWAP_PREFETCH_FAIR_SLOTS + 1];
+	/* Entries still to drop, the oldest first. */
+	unsigned int drop[SWAP_PREFETCH_FAIR_SLOTS + 1];
+	unsigned short owner[SWAP_PREFETCH_CHUNK_SLOTS];
+};
+
+/**
+ * swap_prefetch_fair_level - the share each group may keep at a trim
+ * @counts: entries held, per group
+ * @nr: number of groups
+ * @keep: entries the tracker may keep in all
+ *
+ * Max-min fairness: a group that holds no more than the level keeps all
+ * of its entries, a group that holds more keeps the level, and the level
+ * is as high as @keep allows.  So a swap storm in one memory cgroup
+ * recycles its own oldest entries, not those of a group that swapped out
+ * before it and is waiting to be read back.
+ *
+ * Return: the largest L with sum(min(@counts[i], L)) <= @keep, at most
+ * the largest count.
+ */
+VISIBLE_IF_KUNIT unsigned int
+swap_prefetch_fair_level(const unsigned int *counts, unsigned int nr,
+			 unsigned long keep)
+{
+	unsigned int lo = 0, hi = 0, mid, i;
+	unsigned long sum;
+
+	for (i = 0; i < nr; i++)
+		hi = max(hi, counts[i]);
+	/* The sum grows with L: bisect for the last L within @keep. */
+	while (lo < hi) {
+		mid = hi - (hi - lo) / 2;
+		for (sum = 0, i = 0; i < nr; i++)
+			sum += min(counts[i], mid);
+		if (sum <= keep)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_fair_level);
+
+/* The slot of group @id, taken for it if @add and the table has room. */
+static unsigned int swap_prefetch_fair_slot(struct swap_prefetch_fair *f,
+					    unsigned short id, bool add)
+{
+	unsigned int i = hash_32(id, SWAP_PREFETCH_FAIR_BITS);
+
+	/* Never full: insertion stops at three quarters. */
+	while (f->count[i]) {
+		if (f->id[i] == id)
+			return i;
+		i = (i + 1) % SWAP_PREFETCH_FAIR_SLOTS;
+	}
+	if (!add || f->nr_groups >= SWAP_PREFETCH_FAIR_SLOTS / 4 * 3)
+		return SWAP_PREFETCH_FAIR_SLOTS;
+	f->id[i] = id;
+	f->nr_groups++;
+	return i;
+}
+
+/*
+ * Count the live entries of each group in the collected chunks.  Caller
+ * holds t->lock.  Returns the number of entries counted.
+ */
+static unsigned long swap_prefetch_fair_count(struct swap_prefetch_tracker *t,
+					      struct swap_prefetch_fair *f)
+{
+	struct swap_prefetch_chunk *c;
+	unsigned long total = 0;
+	unsigned int i;
+
+	lockdep_assert_held(&t->lock);
+	list_for_each_entry(c, &t->chunks, list) {
+		if (swap_prefetch_chunk_stale(t, c) ||
+		    !t->owners(c->type, c->offsets, c->nr, f->owner))
+			continue;
+		for (i = 0; i < c->nr; i++)
+			f->count[swap_prefetch_fair_slot(f, f->owner[i], true)]++;
+		total += c->nr;
+	}
+	return total;
+}
+
+/*
+ * Drop from @c, in place and in order, the entries of the groups still
+ * over their share; called on the chunks oldest first, so each group
+ * loses its oldest.  Returns the entries kept.
+ */
+static unsigned int swap_prefetch_fair_sieve(struct swap_prefetch_tracker *t,
+					     struct swap_prefetch_fair *f,
+					     struct swap_prefetch_chunk *c)
+{
+	unsigned int i, g, kept = 0;
+
+	if (!t->owners(c->type, c->offsets, c->nr, f->owner))
+		return c->nr;
+	for (i = 0; i < c->nr; i++) {
+		g = swap_prefetch_fair_slot(f, f->owner[i], false);
+		if (f->drop[g]) {
+			f->drop[g]--;
+			continue;
+		}
+		c->offsets[kept++] = c->offsets[i];
+	}
+	return kept;
+}
+
+/*
+ * Sift out of every collected chunk, oldest first, the dead entries
+ * (@sieve) or those of the groups over their share (@fair), and pour
+ * what is left of each chunk into the older one before it if that has
+ * room, so that emptied chunks can be freed.  Order is kept.  Caller
  * holds t->lock.  Returns the number of entries dropped.
  */
 static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker *t,
-						   swap_prefetch_sieve_t sieve)
+						   swap_prefetch_sieve_t sieve,
+						   struct swap_prefetch_fair *fair)
 {
 	struct swap_prefetch_chunk *c, *tmp, *dst = NULL;
 	unsigned long dropped = 0;
@@ -494,8 +624,12 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 
 	lockdep_assert_held(&t->lock);
 	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
-		nr = swap_prefetch_chunk_stale(t, c) ? 0 :
-		     sieve(c->type, c->offsets, c->nr);
+		if (swap_prefetch_chunk_stale(t, c))
+			nr = 0;
+		else if (sieve)
+			nr = sieve(c->type, c->offsets, c->nr);
+		else
+			nr = swap_prefetch_fair_sieve(t, fair, c);
 		dropped += c->nr - nr;
 		c->nr = nr;
 		if (nr && dst && dst->type == c->type && dst->gen == c->gen &&
@@ -515,6 +649,37 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 	return dropped;
 }
 
+/*
+ * Cut the groups that hold the most entries down to an even share of what
+ * @target chunks hold, each losing its oldest, so that the tracker fits
+ * in @target chunks again.  Caller holds t->lock.  Returns the number of
+ * entries dropped.
+ */
+static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracker *t,
+						     struct swap_prefetch_fair *f,
+						     unsigned long target)
+{
+	unsigned long total, keep, collected = 0;
+	struct swap_prefetch_chunk *c;
+	unsigned int level, g;
+	long open;
+
+	lockdep_assert_held(&t->lock);
+	list_for_each_entry(c, &t->chunks, list)
+		collected++;
+	/* The shards' open chunks stay: the rest must fit in what is left. */
+	open = atomic_long_read(&t->nr_chunks) - collected;
+	keep = target > open ? (target - open) * SWAP_PREFETCH_CHUNK_SLOTS : 0;
+	total = swap_prefetch_fair_count(t, f);
+	if (total <= keep)
+		return 0;
+	level = swap_prefetch_fair_level(f->count, SWAP_PREFETCH_FAIR_SLOTS + 1,
+					 keep);
+	for (g = 0; g <= SWAP_PREFETCH_FAIR_SLOTS; g++)
+		f->drop[g] = f->count[g] > level ? f->count[g] - level : 0;
+	return swap_prefetch_tracker_compact(t, NULL, f);
+}
+
 /**
  * swap_prefetch_tracker_trim - make room below the cap
  * @t: the tracker
@@ -523,25 +688,34 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
  *
  * A job that swapped and exited leaves entries whose slots are free:
  * they go first, so that they cannot push out older entries that are
- * still swapped out.  Then, if that was not enough, the oldest chunks go,
- * down to three quarters of the cap, so that swap-out finds room again
- * without recycling its own newest chunk.  The shards' open chunks are
- * left alone.
+ * still swapped out.  If that was not enough and the tracker can tell
+ * whose the entries are (@t->owners), the groups that hold more than an
+ * even share lose their oldest entries (swap_prefetch_fair_level()).
+ * Then, whatever is still over, the oldest chunks go, down to three
+ * quarters of the cap, so that swap-out finds room again without
+ * recycling its own newest chunk.  The shards' open chunks are left
+ * alone.
  *
- * Return: the number of live entries dropped from the oldest end.
+ * Return: the number of live entries dropped.
  */
 VISIBLE_IF_KUNIT unsigned long
 swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 			   swap_prefetch_sieve_t sieve, unsigned long *dead)
 {
 	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped = 0;
+	struct swap_prefetch_fair *fair = NULL;
 	struct swap_prefetch_chunk *c, *tmp;
 
 	clear_bit(0, &t->trim);
+	/* Without it, the trim takes the oldest, as without owners. */
+	if (t->owners)
+		fair = kzalloc(sizeof(*fair), GFP_KERNEL | __GFP_NOWARN);
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
 	if (sieve)
-		*dead += swap_prefetch_tracker_compact(t, sieve);
+		*dead += swap_prefetch_tracker_compact(t, sieve, NULL);
+	if (fair && atomic_long_read(&t->nr_chunks) > target)
+		dropped += swap_prefetch_tracker_trim_fair(t, fair, target);
 	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
 		if (atomic_long_read(&t->nr_chunks) <= target)
 			break;
@@ -549,6 +723,7 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 		swap_prefetch_chunk_drop(t, c);
 	}
 	spin_unlock(&t->lock);
+	kfree(fair);
 	return dropped;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_trim);
@@ -572,7 +747,7 @@ swap_prefetch_tracker_sift(struct swap_prefetch_tracker *t,
 
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect_all(t);
-	dead = swap_prefetch_tracker_compact(t, sieve);
+	dead = swap_prefetch_tracker_compact(t, sieve, NULL);
 	spin_unlock(&t->lock);
 	return dead;
 }
@@ -1830,6 +2005,26 @@ static unsigned int kprefetchd_sieve(unsigned int type, u32 *offsets,
 	return kept;
 }
 
+/*
+ * Whose the entries are, for a fair trim: the memory cgroup each is
+ * charged to (0 without memcg).  The device is pinned while its
+ * swap_cgroup map is read: swapoff frees that map.
+ */
+static bool kprefetchd_owners(unsigned int type, const u32 *offsets,
+			      unsigned int nr, unsigned short *ids)
+{
+	struct swap_info_struct *si = swap_prefetch_get_type(type);
+	unsigned int i;
+
+	if (!si)
+		return false;
+	for (i = 0; i < nr; i++)
+		ids[i] = offsets[i] < si->max ?
+			 lookup_swap_cgroup_id(swp_entry(type, offsets[i])) : 0;
+	put_swap_device(si);
+	return true;
+}
+
 static void kprefetchd_do_round(void)
 {
 	struct swap_prefetch_snapshot snap;
@@ -2305,6 +2500,7 @@ static int __init swap_prefetch_init(void)
 		return -ENOMEM;
 	swap_prefetch_tracker_init(&swap_prefetch_global, shards, nr_node_ids,
 				   totalram_pages() / 1024);
+	swap_prefetch_global.owners = kprefetchd_owners;
 
 	thread = kthread_run(kprefetchd, NULL, "kprefetchd");
 	if (IS_ERR(thread)) {

@@ -200,6 +200,21 @@ struct swap_prefetch_shard {
 	struct swap_prefetch_chunk *open[];
 };
 
+/*
+ * Keeps, in order and in place, the offsets of @nr of swap @type still
+ * worth reading; returns how many.
+ */
+typedef unsigned int (*swap_prefetch_sieve_t)(unsigned int type, u32 *offsets,
+					      unsigned int nr);
+
+/*
+ * Writes into @ids the owner of each of the @nr offsets of swap @type:
+ * its memory cgroup's id, 0 for none.  Returns false if it cannot tell
+ * (the device is going away); the offsets then count as nobody's.
+ */
+typedef bool (*swap_prefetch_owners_t)(unsigned int type, const u32 *offsets,
+				       unsigned int nr, unsigned short *ids);
+
 /**
  * struct swap_prefetch_tracker - swapped-out entries, most recent first
  * @shards: one per CPU
@@ -212,6 +227,9 @@ struct swap_prefetch_shard {
  * @trim: bit 0 is set when @nr_chunks nears the cap and kprefetchd should
  *	free the oldest chunks
  * @gen: per swap type, moved on by each purge of that type
+ * @owners: tells whose each entry is, so that a trim takes from the
+ *	groups that hold the most (see swap_prefetch_fair_level()); NULL:
+ *	a trim takes the oldest entries, whoever's they are
  */
 struct swap_prefetch_tracker {
 	struct swap_prefetch_shard __percpu *shards;
@@ -223,14 +241,8 @@ struct swap_prefetch_tracker {
 	unsigned long max_chunks;
 	unsigned long trim;
 	unsigned int gen[MAX_SWAPFILES];
+	swap_prefetch_owners_t owners;
 };
-
-/*
- * Keeps, in order and in place, the offsets of @nr of swap @type still
- * worth reading; returns how many.
- */
-typedef unsigned int (*swap_prefetch_sieve_t)(unsigned int type, u32 *offsets,
-					      unsigned int nr);
 
 /**
  * struct swap_prefetch_candidate - a tracked entry, as kprefetchd pops it
@@ -440,6 +452,8 @@ unsigned long swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t,
 unsigned long swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
 					  unsigned long *counts,
 					  unsigned int nr_types);
+unsigned int swap_prefetch_fair_level(const unsigned int *counts,
+				      unsigned int nr, unsigned long keep);
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);

@@ -486,6 +486,205 @@ static void swap_prefetch_test_tracker_nodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 }
 
+struct fair_case {
+	const char *desc;
+	unsigned int counts[4];
+	unsigned long keep;
+	unsigned int level;
+};
+
+static const struct fair_case fair_cases[] = {
+	/* 100 + 2 L = 900: the two larger groups share what is left. */
+	{ "small group whole, larger ones even", { 100, 500, 1000 }, 900, 400 },
+	{ "all fit", { 100, 500, 1000 }, 1600, 1000 },
+	{ "more room than entries", { 100, 500, 1000 }, 5000, 1000 },
+	{ "one over by one", { 100, 500, 1000 }, 1599, 999 },
+	{ "equal groups split evenly", { 300, 300, 300 }, 600, 200 },
+	{ "storm beside a set", { 8192, 48000 }, 40000, 31808 },
+	{ "no room", { 10, 20 }, 0, 0 },
+	{ "no entries", { 0, 0 }, 100, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(fair, fair_cases, desc);
+
+static unsigned long sum_under(const unsigned int *counts, unsigned int nr,
+			       unsigned int level)
+{
+	unsigned long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		sum += min(counts[i], level);
+	return sum;
+}
+
+/*
+ * The fair share: what the groups keep fits in the room, one more each
+ * would not (unless every group keeps all), and a group under the level
+ * keeps everything.
+ */
+static void swap_prefetch_test_fair_level(struct kunit *test)
+{
+	const struct fair_case *c = test->param_value;
+	unsigned int nr = ARRAY_SIZE(c->counts), max = 0, level, i;
+
+	level = swap_prefetch_fair_level(c->counts, nr, c->keep);
+	KUNIT_EXPECT_EQ(test, level, c->level);
+	KUNIT_EXPECT_LE(test, sum_under(c->counts, nr, level), c->keep);
+	for (i = 0; i < nr; i++)
+		max = max(max, c->counts[i]);
+	if (level < max)
+		KUNIT_EXPECT_GT(test, sum_under(c->counts, nr, level + 1),
+				c->keep);
+	else
+		KUNIT_EXPECT_EQ(test, level, max);
+}
+
+/*
+ * Owners for the fair trim: a small group (7) swapped out first, then a
+ * storm of another group (9) from STORM_FROM on.
+ */
+#define STORM_FROM	50000
+static bool owner_by_range(unsigned int type, const u32 *offsets,
+			   unsigned int nr, unsigned short *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		ids[i] = offsets[i] < STORM_FROM ? 7 : 9;
+	return true;
+}
+
+/* Everything is one group's: a fair trim is then an oldest-first trim. */
+static bool owner_all_one(unsigned int type, const u32 *offsets,
+			  unsigned int nr, unsigned short *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		ids[i] = 1;
+	return true;
+}
+
+/* A group every four offsets: more groups than a trim's table holds. */
+static bool owner_per_four(unsigned int type, const u32 *offsets,
+			   unsigned int nr, unsigned short *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		ids[i] = offsets[i] / 4;
+	return true;
+}
+
+/*
+ * Record 500 entries of the small group, then @storm of the storm's,
+ * trimming whenever kprefetchd would be woken; memory stays within the
+ * cap throughout.  Pops everything into @got (newest first) and returns
+ * how many came back; *@small how many of the small group's.
+ */
+static unsigned int small_then_storm(struct kunit *test,
+				     struct swap_prefetch_tracker *t,
+				     unsigned long storm,
+				     struct swap_prefetch_candidate *got,
+				     unsigned int max, unsigned int *small)
+{
+	unsigned long off, dead = 0, stale = 0, trimmed = 0;
+	unsigned int i, n;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 500), 500L);
+	for (off = STORM_FROM; off < STORM_FROM + storm; off++) {
+		KUNIT_ASSERT_EQ(test, add(t, 0, 0, off, 1), 1L);
+		if (test_bit(0, &t->trim))
+			trimmed += swap_prefetch_tracker_trim(t, NULL, &dead);
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks),
+				(long)t->max_chunks);
+	}
+	KUNIT_EXPECT_GT(test, trimmed, 0UL);
+	n = swap_prefetch_tracker_pop(t, got, max, NULL, &stale);
+	/* Nothing lost on the way: what came back plus what was trimmed. */
+	KUNIT_EXPECT_EQ(test, n + trimmed, 500 + storm);
+	for (*small = 0, i = 0; i < n; i++)
+		*small += swp_offset(got[i].entry) < STORM_FROM;
+	return n;
+}
+
+/*
+ * One group's swap storm must not push out another group's entries: at
+ * the cap, the storm loses its own oldest, the small group keeps all of
+ * its 500, and what is left of each comes newest first, without a gap.
+ */
+static void swap_prefetch_test_tracker_trim_fair(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	unsigned long storm = 20 * SLOTS;
+	struct swap_prefetch_candidate *got;
+	unsigned int i, n, small;
+
+	got = kunit_kcalloc(test, 8 * SLOTS, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	t->owners = owner_by_range;
+	n = small_then_storm(test, t, storm, got, 8 * SLOTS, &small);
+	KUNIT_EXPECT_EQ(test, small, 500U);
+	/* The storm's newest, consecutive, then the small group's, in order. */
+	for (i = 0; i < n - 500; i++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
+				(pgoff_t)(STORM_FROM + storm - 1 - i));
+	for (; i < n; i++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
+				(pgoff_t)(n - 1 - i));
+}
+
+/*
+ * The same storm with one owner for all, and with no owners at all: the
+ * oldest go, so the small group, swapped out first, is gone.
+ */
+static void swap_prefetch_test_tracker_trim_one_owner(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_candidate *got;
+	unsigned int n, small;
+
+	got = kunit_kcalloc(test, 8 * SLOTS, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	t->owners = owner_all_one;
+	n = small_then_storm(test, t, 20 * SLOTS, got, 8 * SLOTS, &small);
+	KUNIT_EXPECT_EQ(test, small, 0U);
+	KUNIT_EXPECT_EQ(test, swp_offset(got[0].entry),
+			(pgoff_t)(STORM_FROM + 20 * SLOTS - 1));
+	KUNIT_EXPECT_GT(test, n, 0U);
+	t->owners = NULL;
+	n = small_then_storm(test, t, 20 * SLOTS, got, 8 * SLOTS, &small);
+	KUNIT_EXPECT_EQ(test, small, 0U);
+	KUNIT_EXPECT_GT(test, n, 0U);
+}
+
+/*
+ * More groups than a trim can tell apart (a group every four offsets):
+ * the latecomers are cut as one, and the cap and the newest entries are
+ * still kept.
+ */
+static void swap_prefetch_test_tracker_trim_many_groups(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 4);
+	unsigned long off, dead = 0, stale = 0;
+	struct swap_prefetch_candidate got[4];
+	unsigned int i;
+
+	t->owners = owner_per_four;
+	for (off = 0; off < 12 * SLOTS; off++) {
+		KUNIT_ASSERT_EQ(test, add(t, 0, 0, off, 1), 1L);
+		if (test_bit(0, &t->trim))
+			swap_prefetch_tracker_trim(t, NULL, &dead);
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
+	}
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, &stale),
+			4U);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
+				(pgoff_t)(12 * SLOTS - 1 - i));
+}
+
 static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_empty),
 	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
@@ -493,6 +692,10 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_dead_first),
+	KUNIT_CASE_PARAM(swap_prefetch_test_fair_level, fair_gen_params),
+	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair),
+	KUNIT_CASE(swap_prefetch_test_tracker_trim_one_owner),
+	KUNIT_CASE(swap_prefetch_test_tracker_trim_many_groups),
 	KUNIT_CASE(swap_prefetch_test_tracker_sift),
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
 	KUNIT_CASE(swap_prefetch_test_tracker_types),
