@@ -1179,6 +1179,94 @@ static bool ws_squeeze_out(struct ws *w)
 	return sp_count_resident(w->buf, w->len) <= w->pages / 2;
 }
 
+#define CGROUP_STORM	CGROUP_ROOT "/swap_prefetch_storm"
+
+/*
+ * A job in a memory cgroup of its own, held to 16 MiB, that writes @mib
+ * MiB - a swap storm - and exits.  Returns its exit status, 2 if it could
+ * not be set up.
+ */
+static int run_storm(size_t mib)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (!pid) {
+		if ((mkdir(CGROUP_STORM, 0755) && errno != EEXIST) ||
+		    sp_write(CGROUP_STORM "/memory.max", "16777216") ||
+		    cgroup_enter(CGROUP_STORM "/cgroup.procs"))
+			_exit(2);
+		sp_fill(sp_alloc(mib << 20), mib << 20);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		status = 2 << 8;
+	rmdir(CGROUP_STORM);
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Row 6 of the objections: one group's swap storm must not take another
+ * group's place in the tracking.  A set is squeezed out of the test's
+ * group, then another group swaps out a quarter more than the tracker
+ * holds and exits; the set must still be tracked, and come back.
+ */
+static void test_tracking_fair(void)
+{
+	const char *name = "a swap storm in another memcg leaves the set tracked";
+	long entries, chunks, max_chunks, rec0, recycled, per_chunk;
+	size_t storm_mib;
+	struct ws w;
+	int s, rc;
+
+	fast_pacing(1);
+	/* No reads until the storm is over: only the trims run. */
+	set_knob("delay_ms", "600000");
+	if (access(DEBUGFS "enabled", F_OK))
+		mount("none", DEBUGFS, "debugfs", 0, NULL);
+	if (!read_tracked(&entries, &chunks, &max_chunks)) {
+		ksft_test_result_skip("%s: no %s\n", name, TRACKED);
+		return;
+	}
+	if (!enter_test_cgroup()) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return;
+	}
+	if (!ws_squeeze_out(&w)) {
+		ksft_test_result_skip("%s: squeeze did not push the set out\n", name);
+		goto out;
+	}
+	per_chunk = sp_page_size() / 4 - 16;
+	storm_mib = (max_chunks * per_chunk * sp_page_size() >> 20) * 5 / 4;
+	if (sp_meminfo("SwapFree") >> 10 < (long)storm_mib + 16) {
+		ksft_test_result_skip("%s: %zu MiB of swap free, the storm needs %zu\n",
+				      name, sp_meminfo("SwapFree") >> 10, storm_mib);
+		goto free;
+	}
+	rec0 = sp_vmstat("swap_prefetch_recycled_pages");
+	rc = run_storm(storm_mib);
+	recycled = sp_vmstat("swap_prefetch_recycled_pages") - rec0;
+	read_tracked(&entries, &chunks, &max_chunks);
+	ksft_print_msg("storm of %zu MiB (exit %d): %ld entries recycled\n",
+		       storm_mib, rc, recycled);
+	ksft_print_msg("tracked now: %ld entries in %ld of %ld chunks\n",
+		       entries, chunks, max_chunks);
+	if (rc || recycled <= 0) {
+		ksft_test_result_skip("%s: the storm did not reach the cap\n", name);
+		goto free;
+	}
+	set_knob("delay_ms", "1000");
+	s = wait_resident(&w, 90, 90);
+	ksft_print_msg("set of %zu pages: %zu back after %d s\n", w.pages,
+		       sp_count_resident(w.buf, w.len), s);
+	ksft_test_result(s >= 0 && sp_verify(w.buf, w.len) == 0, "%s\n", name);
+free:
+	ws_free(&w);
+out:
+	sp_write(CGROUP_TEST "/memory.max", "max");
+	cgroup_leave();
+}
+
 /*
  * A prefetched page is a guess: under renewed pressure it must go before
  * the pages the workload touched itself, even those touched earlier.
@@ -2012,6 +2100,7 @@ static const struct {
 	{ "trace", test_trace_events },
 	{ "drops", test_drops_cheaply },
 	{ "tracking_memory", test_tracking_memory },
+	{ "tracking_fair", test_tracking_fair },
 	{ "usefulness", test_usefulness_counters },
 	{ "unused_first", test_unused_reclaimed_first },
 	{ "yields", test_yields_to_page_cache },
