@@ -1179,6 +1179,24 @@ static bool ws_squeeze_out(struct ws *w)
 	return sp_count_resident(w->buf, w->len) <= w->pages / 2;
 }
 
+/*
+ * Enter the test cgroup and squeeze a set out of it; if either fails,
+ * report the skip, free the set and leave the cgroup.
+ */
+static bool squeezed_out_or_skip(struct ws *w, const char *name)
+{
+	if (!enter_test_cgroup()) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		return false;
+	}
+	if (ws_squeeze_out(w))
+		return true;
+	ksft_test_result_skip("%s: squeeze did not push the set out\n", name);
+	ws_free(w);
+	cgroup_leave();
+	return false;
+}
+
 #define CGROUP_STORM	CGROUP_ROOT "/swap_prefetch_storm"
 
 /*
@@ -1228,20 +1246,14 @@ static void test_tracking_fair(void)
 		ksft_test_result_skip("%s: no %s\n", name, TRACKED);
 		return;
 	}
-	if (!enter_test_cgroup()) {
-		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+	if (!squeezed_out_or_skip(&w, name))
 		return;
-	}
-	if (!ws_squeeze_out(&w)) {
-		ksft_test_result_skip("%s: squeeze did not push the set out\n", name);
-		goto out;
-	}
 	per_chunk = sp_page_size() / 4 - 16;
 	storm_mib = (max_chunks * per_chunk * sp_page_size() >> 20) * 5 / 4;
 	if (sp_meminfo("SwapFree") >> 10 < (long)storm_mib + 16) {
 		ksft_test_result_skip("%s: %zu MiB of swap free, the storm needs %zu\n",
 				      name, sp_meminfo("SwapFree") >> 10, storm_mib);
-		goto free;
+		goto out;
 	}
 	rec0 = sp_vmstat("swap_prefetch_recycled_pages");
 	rc = run_storm(storm_mib);
@@ -1253,17 +1265,15 @@ static void test_tracking_fair(void)
 		       entries, chunks, max_chunks);
 	if (rc || recycled <= 0) {
 		ksft_test_result_skip("%s: the storm did not reach the cap\n", name);
-		goto free;
+		goto out;
 	}
 	set_knob("delay_ms", "1000");
 	s = wait_resident(&w, 90, 90);
 	ksft_print_msg("set of %zu pages: %zu back after %d s\n", w.pages,
 		       sp_count_resident(w.buf, w.len), s);
 	ksft_test_result(s >= 0 && sp_verify(w.buf, w.len) == 0, "%s\n", name);
-free:
-	ws_free(&w);
 out:
-	sp_write(CGROUP_TEST "/memory.max", "max");
+	ws_free(&w);
 	cgroup_leave();
 }
 
@@ -1284,14 +1294,8 @@ static void test_unused_reclaimed_first(void)
 	fast_pacing(1);
 	/* Hold prefetch off until the older pages are in place. */
 	set_knob("delay_ms", "600000");
-	if (!enter_test_cgroup()) {
-		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+	if (!squeezed_out_or_skip(&w, name))
 		return;
-	}
-	if (!ws_squeeze_out(&w)) {
-		ksft_test_result_skip("%s: squeeze did not push the set out\n", name);
-		goto out;
-	}
 	older = sp_alloc(older_len);
 	sp_fill(older, older_len);
 	set_knob("delay_ms", "1000");
@@ -1316,7 +1320,6 @@ static void test_unused_reclaimed_first(void)
 			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
 	munmap(older, older_len);
 	ws_free(&w);
-out:
 	sp_write(CGROUP_TEST "/memory.max", "max");
 	cgroup_leave();
 }
