@@ -485,7 +485,8 @@ static void swap_prefetch_chunk_shift(struct swap_prefetch_chunk *c,
 }
 
 /*
- * A fair trim's scratch memory, allocated for the trim only: the groups
+ * A fair trim's scratch memory, allocated only for a trim that needs to
+ * cut live entries, and freed when it is done: the groups
  * (memory cgroups) seen, in an open-addressed table, and the owners of one
  * chunk's entries.  Once the table is three quarters full, further groups
  * share the spare slot SWAP_PREFETCH_FAIR_SLOTS and are cut as one.
@@ -561,18 +562,23 @@ static unsigned int swap_prefetch_fair_slot(struct swap_prefetch_fair *f,
 }
 
 /*
- * Count the live entries of each group in the collected chunks.  Caller
- * holds t->lock.  Returns the number of entries counted.
+ * Count the live entries of each group in the collected chunks, into a
+ * table that starts empty.  Caller holds t->lock.  Returns the number of
+ * entries counted; *@chunks is set to the number of collected chunks.
  */
 static unsigned long swap_prefetch_fair_count(struct swap_prefetch_tracker *t,
-					      struct swap_prefetch_fair *f)
+					      struct swap_prefetch_fair *f,
+					      unsigned long *chunks)
 {
 	struct swap_prefetch_chunk *c;
 	unsigned long total = 0;
 	unsigned int i;
 
 	lockdep_assert_held(&t->lock);
+	memset(f, 0, offsetof(struct swap_prefetch_fair, owner));
+	*chunks = 0;
 	list_for_each_entry(c, &t->chunks, list) {
+		(*chunks)++;
 		if (swap_prefetch_chunk_stale(t, c) ||
 		    !t->owners(c->type, c->offsets, c->nr, f->owner))
 			continue;
@@ -608,17 +614,48 @@ static unsigned int swap_prefetch_fair_sieve(struct swap_prefetch_tracker *t,
 }
 
 /*
+ * How many older chunks a compaction looks back over for one that holds
+ * the same kind of entries: reclaim on several nodes, or of several swap
+ * devices, interleaves their chunks.
+ */
+#define SWAP_PREFETCH_COMPACT_REACH	16
+
+/*
+ * The chunk that what is left of @c is poured into: the nearest older
+ * collected one of the same device, generation and node, if it has room.
+ * Pouring into it keeps the order of that device's entries of that node.
+ */
+static struct swap_prefetch_chunk *
+swap_prefetch_compact_dst(struct swap_prefetch_tracker *t,
+			  struct swap_prefetch_chunk *c)
+{
+	struct swap_prefetch_chunk *dst = c;
+	unsigned int i;
+
+	for (i = 0; i < SWAP_PREFETCH_COMPACT_REACH; i++) {
+		dst = list_next_entry(dst, list);
+		if (list_entry_is_head(dst, &t->chunks, list))
+			return NULL;
+		if (dst->type == c->type && dst->gen == c->gen &&
+		    dst->nid == c->nid)
+			return dst->nr < SWAP_PREFETCH_CHUNK_SLOTS ? dst : NULL;
+	}
+	return NULL;
+}
+
+/*
  * Sift out of every collected chunk, oldest first, the dead entries
  * (@sieve) or those of the groups over their share (@fair), and pour
- * what is left of each chunk into the older one before it if that has
- * room, so that emptied chunks can be freed.  Order is kept.  Caller
- * holds t->lock.  Returns the number of entries dropped.
+ * what is left of each chunk into an older one of the same kind that has
+ * room, so that emptied chunks can be freed.  The order of each device's
+ * entries of each node is kept.  Caller holds t->lock.  Returns the
+ * number of entries dropped.
  */
 static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker *t,
 						   swap_prefetch_sieve_t sieve,
 						   struct swap_prefetch_fair *fair)
 {
-	struct swap_prefetch_chunk *c, *tmp, *dst = NULL;
+	struct swap_prefetch_chunk *c, *tmp, *dst;
 	unsigned long dropped = 0;
 	unsigned int nr, n;
 
@@ -632,19 +669,16 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 			nr = swap_prefetch_fair_sieve(t, fair, c);
 		dropped += c->nr - nr;
 		c->nr = nr;
-		if (nr && dst && dst->type == c->type && dst->gen == c->gen &&
-		    dst->nid == c->nid) {
+		dst = nr ? swap_prefetch_compact_dst(t, c) : NULL;
+		if (dst) {
 			n = min(nr, SWAP_PREFETCH_CHUNK_SLOTS - dst->nr);
 			memcpy(dst->offsets + dst->nr, c->offsets,
 			       n * sizeof(u32));
 			dst->nr += n;
 			swap_prefetch_chunk_shift(c, n);
 		}
-		if (!c->nr) {
+		if (!c->nr)
 			swap_prefetch_chunk_drop(t, c);
-			continue;
-		}
-		dst = c;
 	}
 	return dropped;
 }
@@ -659,25 +693,39 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
 						     struct swap_prefetch_fair *f,
 						     unsigned long target)
 {
-	unsigned long total, keep, collected = 0;
-	struct swap_prefetch_chunk *c;
-	unsigned int level, g;
-	long open;
+	unsigned long total, keep, collected, nr, open, excess;
+	unsigned long dropped = 0;
+	unsigned int level, g, pass;
 
 	lockdep_assert_held(&t->lock);
-	list_for_each_entry(c, &t->chunks, list)
-		collected++;
-	/* The shards' open chunks stay: the rest must fit in what is left. */
-	open = atomic_long_read(&t->nr_chunks) - collected;
-	keep = target > open ? (target - open) * SWAP_PREFETCH_CHUNK_SLOTS : 0;
-	total = swap_prefetch_fair_count(t, f);
-	if (total <= keep)
-		return 0;
-	level = swap_prefetch_fair_level(f->count, SWAP_PREFETCH_FAIR_SLOTS + 1,
-					 keep);
-	for (g = 0; g <= SWAP_PREFETCH_FAIR_SLOTS; g++)
-		f->drop[g] = f->count[g] > level ? f->count[g] - level : 0;
-	return swap_prefetch_tracker_compact(t, NULL, f);
+	/*
+	 * The remains of each device and node pack into chunks of their
+	 * own, so the first cut can leave a few chunks too many: cut again
+	 * by what is still over, rather than drop whole oldest chunks.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		total = swap_prefetch_fair_count(t, f, &collected);
+		nr = atomic_long_read(&t->nr_chunks);
+		if (nr <= target)
+			break;
+		/* The shards' open chunks stay: the rest must fit in the others. */
+		open = nr > collected ? nr - collected : 0;
+		keep = target > open ? target - open : 0;
+		keep *= SWAP_PREFETCH_CHUNK_SLOTS;
+		excess = (nr - target) * SWAP_PREFETCH_CHUNK_SLOTS;
+		if (pass)
+			keep = min(keep, total - min(total, excess));
+		if (total <= keep)
+			continue;
+		level = swap_prefetch_fair_level(f->count,
+						 SWAP_PREFETCH_FAIR_SLOTS + 1,
+						 keep);
+		for (g = 0; g <= SWAP_PREFETCH_FAIR_SLOTS; g++)
+			f->drop[g] = f->count[g] > level ?
+				     f->count[g] - level : 0;
+		dropped += swap_prefetch_tracker_compact(t, NULL, f);
+	}
+	return dropped;
 }
 
 /**
@@ -690,8 +738,9 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
  * they go first, so that they cannot push out older entries that are
  * still swapped out.  If that was not enough and the tracker can tell
  * whose the entries are (@t->owners), the groups that hold more than an
- * even share lose their oldest entries (swap_prefetch_fair_level()).
- * Then, whatever is still over, the oldest chunks go, down to three
+ * even share lose their oldest entries (swap_prefetch_fair_level()),
+ * and what is left is packed into fewer chunks.  Then, whatever is still
+ * over, the oldest chunks go, down to three
  * quarters of the cap, so that swap-out finds room again without
  * recycling its own newest chunk.  The shards' open chunks are left
  * alone.
@@ -707,15 +756,23 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 	struct swap_prefetch_chunk *c, *tmp;
 
 	clear_bit(0, &t->trim);
-	/* Without it, the trim takes the oldest, as without owners. */
-	if (t->owners)
-		fair = kzalloc(sizeof(*fair), GFP_KERNEL | __GFP_NOWARN);
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
 	if (sieve)
 		*dead += swap_prefetch_tracker_compact(t, sieve, NULL);
-	if (fair && atomic_long_read(&t->nr_chunks) > target)
-		dropped += swap_prefetch_tracker_trim_fair(t, fair, target);
+	if (t->owners && atomic_long_read(&t->nr_chunks) > target) {
+		/*
+		 * Only now is the table worth its 8 KiB.  Without it the
+		 * trim takes the oldest, as without owners.
+		 */
+		spin_unlock(&t->lock);
+		fair = kmalloc(sizeof(*fair),
+			       GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+		spin_lock(&t->lock);
+		if (fair)
+			dropped += swap_prefetch_tracker_trim_fair(t, fair,
+								   target);
+	}
 	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
 		if (atomic_long_read(&t->nr_chunks) <= target)
 			break;
@@ -1039,10 +1096,15 @@ VISIBLE_IF_KUNIT void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_mark_busy);
 
-/* Does this verdict mean memory pressure, which restarts the delay? */
-static bool swap_prefetch_is_pressure(enum swap_prefetch_verdict v)
+/*
+ * Does this verdict restart the delay?  Memory pressure does, and so does
+ * others' I/O on the swap disks: a stream that pauses for less than the
+ * delay must not let a round into the pause.
+ */
+static bool swap_prefetch_restarts_delay(enum swap_prefetch_verdict v)
 {
-	return v == SWAP_PREFETCH_BUSY || v == SWAP_PREFETCH_FREE_FALLING;
+	return v == SWAP_PREFETCH_BUSY || v == SWAP_PREFETCH_FREE_FALLING ||
+	       v == SWAP_PREFETCH_SWAP_IO;
 }
 
 /**
@@ -1051,9 +1113,9 @@ static bool swap_prefetch_is_pressure(enum swap_prefetch_verdict v)
  * @t: the tunables
  *
  * Pressure and contention come and go: look again every interval, so that
- * reading starts one delay after pressure ends, not up to two delays, and
- * as soon as a contending stream stops.  A lack of room lasts: look again
- * after the delay.
+ * reading starts one delay after pressure or a stream on the swap disks
+ * ends, not up to two delays, and as soon as a busy CPU is idle again.  A
+ * lack of room lasts: look again after the delay.
  *
  * Return: the time to the next check, in jiffies.
  */
@@ -1081,10 +1143,11 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_recheck);
  * @t: the tunables
  * @batch: set to the pages this round may read, 0 unless it may read
  *
- * Reading starts once no check for the delay found memory pressure.
- * While it waits, it looks every interval, so that the free-memory trend
- * has samples and pressure is seen when it starts.  Contention skips a
- * round without restarting the delay.  Adaptive pacing then doubles the
+ * Reading starts once no check for the delay found memory pressure or
+ * others' I/O on the swap disks.  While it waits, it looks every
+ * interval, so that the free-memory trend has samples and pressure is
+ * seen when it starts.  A busy CPU skips a round without restarting the
+ * delay.  Adaptive pacing then doubles the
  * batch and quarters the interval each round that finds the VM idle
  * again, so a long idle period is used at the device's speed while a
  * short one costs only the first small batch.
@@ -1104,10 +1167,11 @@ swap_prefetch_pace(struct swap_prefetch_pacer *p,
 		v = SWAP_PREFETCH_BUSY;
 	if (v != SWAP_PREFETCH_GO) {
 		/*
-		 * The delay runs from the last check that found pressure: a
-		 * job with short gaps must not let a round slip into one.
+		 * The delay runs from the last check that found pressure or
+		 * swap disk I/O: a job with short gaps must not let a round
+		 * slip into one.
 		 */
-		if (swap_prefetch_is_pressure(v)) {
+		if (swap_prefetch_restarts_delay(v)) {
 			p->last_busy = now;
 			p->seen_busy = true;
 		}

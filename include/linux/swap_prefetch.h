@@ -301,8 +301,9 @@ struct swap_prefetch_snapshot {
 
 /*
  * Why a round did or did not prefetch; also reported by trace events.
- * Pressure (BUSY, FREE_FALLING) restarts the delay; contention (SWAP_IO,
- * CPU_BUSY) only skips the round; the others are a lack of room.
+ * Pressure (BUSY, FREE_FALLING) and others' I/O on the swap disks
+ * (SWAP_IO) restart the delay; a busy CPU (CPU_BUSY) only skips the round;
+ * the others are a lack of room.
  */
 enum swap_prefetch_verdict {
 	SWAP_PREFETCH_GO,

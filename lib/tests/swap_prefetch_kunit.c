@@ -660,6 +660,61 @@ static void swap_prefetch_test_tracker_trim_one_owner(struct kunit *test)
 }
 
 /*
+ * A small group whose swap-out was interleaved with a storm: every 16th
+ * entry is the small group's (7), the rest the storm's (9).
+ */
+static bool owner_every_16th(unsigned int type, const u32 *offsets,
+			     unsigned int nr, unsigned short *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		ids[i] = offsets[i] % 16 ? 9 : 7;
+	return true;
+}
+
+/*
+ * The usual case: reclaim pushes a set out while it pushes out the storm
+ * that made it reclaim, on two nodes, so the set's entries are spread
+ * thinly over chunks of both nodes in turn.  Cutting the storm leaves
+ * those chunks nearly empty; the trim must pack each node's remains
+ * together rather than drop them as the oldest chunks: the small group
+ * keeps every entry, and the cap holds.
+ */
+static void swap_prefetch_test_tracker_trim_fair_interleaved(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	unsigned long off, dead = 0, stale = 0, recycled, trims = 0;
+	const unsigned long storm = 20 * SLOTS;
+	struct swap_prefetch_candidate *got;
+	unsigned int i, n, small = 0;
+	bool wake;
+
+	got = kunit_kcalloc(test, 8 * SLOTS, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	t->owners = owner_every_16th;
+	for (off = 0; off < storm; off++) {
+		/* Runs of 64 on each node in turn. */
+		KUNIT_ASSERT_EQ(test,
+				swap_prefetch_tracker_add(t, shard_nr(t, 0),
+							  swp_entry(0, off), 1,
+							  (off / 64) % 2,
+							  &recycled, &wake),
+				1L);
+		if (test_bit(0, &t->trim)) {
+			swap_prefetch_tracker_trim(t, NULL, &dead);
+			trims++;
+		}
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 8L);
+	}
+	KUNIT_EXPECT_GT(test, trims, 0UL);
+	n = swap_prefetch_tracker_pop(t, got, 8 * SLOTS, NULL, &stale);
+	for (i = 0; i < n; i++)
+		small += swp_offset(got[i].entry) % 16 == 0;
+	KUNIT_EXPECT_EQ(test, small, (unsigned int)DIV_ROUND_UP(storm, 16));
+}
+
+/*
  * More groups than a trim can tell apart (a group every four offsets):
  * the latecomers are cut as one, and the cap and the newest entries are
  * still kept.
@@ -695,6 +750,7 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_fair_level, fair_gen_params),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_one_owner),
+	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair_interleaved),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_many_groups),
 	KUNIT_CASE(swap_prefetch_test_tracker_sift),
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
@@ -1351,22 +1407,55 @@ static void swap_prefetch_test_pace_contention(struct kunit *test)
 		swap_prefetch_pace(&p, &idle_snapshot, now, &t, &batch);
 	KUNIT_ASSERT_EQ(test, batch, 32U << 3);
 	/*
-	 * A stream on the swap disk or a busy CPU skips rounds and starts
-	 * the ramp over, but is not pressure: reading resumes at the next
-	 * quiet check, not one delay later.
+	 * A busy CPU skips rounds and starts the ramp over, but is not
+	 * pressure: reading resumes at the next quiet check, not one delay
+	 * later.
 	 */
-	s.swap_io = SWAP_PREFETCH_IO_SLACK + 1;
+	s.cpu_busy = true;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 10, &t, &batch),
-			SWAP_PREFETCH_SWAP_IO);
+			SWAP_PREFETCH_CPU_BUSY);
 	KUNIT_EXPECT_EQ(test, batch, 0U);
 	KUNIT_EXPECT_EQ(test, p.next, now + 10 + 100);
-	s.swap_io = 0;
-	s.cpu_busy = true;
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now + 110, &t, &batch),
-			SWAP_PREFETCH_CPU_BUSY);
 	KUNIT_EXPECT_FALSE(test, p.seen_busy);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 210,
+	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &idle_snapshot, now + 110,
 						 &t, &batch), SWAP_PREFETCH_GO);
+	KUNIT_EXPECT_EQ(test, batch, 32U);
+}
+
+/*
+ * Others' I/O on the swap disks holds reading off until the disks were
+ * quiet for the whole delay: a stream whose gaps are shorter than the
+ * delay never lets a round into one, and reading resumes at most an
+ * interval after the delay that follows its end.
+ */
+static void swap_prefetch_test_pace_swap_io_gaps(struct kunit *test)
+{
+	struct swap_prefetch_tunables t = fixed_pacing;
+	struct swap_prefetch_pacer p = { };
+	struct swap_prefetch_snapshot s = idle_snapshot;
+	unsigned long now = 1000, end = now;
+	unsigned int batch, gap, check, rounds = 0;
+
+	t.adaptive = true;
+	/* Gaps of 1 to 4 quiet checks between busy ones; the delay is 5. */
+	for (gap = 1; gap < t.delay / t.interval; gap++) {
+		for (check = 0; check <= gap; check++) {
+			s.swap_io = check ? 0 : SWAP_PREFETCH_IO_SLACK + 1;
+			if (!check)
+				end = now;
+			swap_prefetch_pace(&p, &s, now, &t, &batch);
+			rounds += batch != 0;
+			KUNIT_EXPECT_EQ(test, p.next, now + t.interval);
+			now = p.next;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, rounds, 0U);
+	/* The stream ended at its last busy check, @end. */
+	while (swap_prefetch_pace(&p, &idle_snapshot, now, &t, &batch) !=
+	       SWAP_PREFETCH_GO && now < end + 10 * t.delay)
+		now = p.next;
+	KUNIT_EXPECT_GE(test, now, end + t.delay);
+	KUNIT_EXPECT_LE(test, now, end + t.delay + t.interval);
 	KUNIT_EXPECT_EQ(test, batch, 32U);
 }
 
@@ -1557,6 +1646,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
 	KUNIT_CASE(swap_prefetch_test_pace_contention),
+	KUNIT_CASE(swap_prefetch_test_pace_swap_io_gaps),
 	KUNIT_CASE(swap_prefetch_test_round_done),
 	KUNIT_CASE(swap_prefetch_test_recheck),
 	KUNIT_CASE(swap_prefetch_test_pace_wrap),
