@@ -1554,7 +1554,13 @@ static void test_yields_to_page_cache(void)
 		       med_off * 100, med_on * 100);
 	ksft_print_msg("yielded %ld pages for the %ld the jobs lacked\n",
 		       yielded, deficit);
-	ksft_test_result(back && med_on + 0.05 >= med_off &&
+	/*
+	 * Under TCG the medians of three jobs spread: 0.3 points apart one
+	 * way and 8.0 the other in two boots of the same kernel.  They
+	 * catch a job that loses far more of its cache; that the shrinker
+	 * gave the room up is what the yield count shows.
+	 */
+	ksft_test_result(back && med_on + 0.10 >= med_off &&
 			 yielded >= deficit && !bad, "%s\n", name);
 }
 
