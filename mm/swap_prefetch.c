@@ -486,8 +486,8 @@ static void swap_prefetch_chunk_shift(struct swap_prefetch_chunk *c,
 
 /*
  * A fair trim's scratch memory, allocated only for a trim that needs to
- * cut live entries, and freed when it is done: the groups
- * (memory cgroups) seen, in an open-addressed table, and the owners of one
+ * cut live entries, and freed when it is done: the groups (memory
+ * cgroups) seen, in an open-addressed table, and the owners of one
  * chunk's entries.  Once the table is three quarters full, further groups
  * share the spare slot SWAP_PREFETCH_FAIR_SLOTS and are cut as one.
  */
@@ -704,10 +704,10 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
 	 * by what is still over, rather than drop whole oldest chunks.
 	 */
 	for (pass = 0; pass < 2; pass++) {
-		total = swap_prefetch_fair_count(t, f, &collected);
 		nr = atomic_long_read(&t->nr_chunks);
 		if (nr <= target)
 			break;
+		total = swap_prefetch_fair_count(t, f, &collected);
 		/* The shards' open chunks stay: the rest must fit in the others. */
 		open = nr > collected ? nr - collected : 0;
 		keep = target > open ? target - open : 0;
@@ -740,10 +740,9 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
  * whose the entries are (@t->owners), the groups that hold more than an
  * even share lose their oldest entries (swap_prefetch_fair_level()),
  * and what is left is packed into fewer chunks.  Then, whatever is still
- * over, the oldest chunks go, down to three
- * quarters of the cap, so that swap-out finds room again without
- * recycling its own newest chunk.  The shards' open chunks are left
- * alone.
+ * over, the oldest chunks go, down to three quarters of the cap, so that
+ * swap-out finds room again without recycling its own newest chunk.  The
+ * shards' open chunks are left alone.
  *
  * Return: the number of live entries dropped.
  */
@@ -1147,10 +1146,10 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_recheck);
  * others' I/O on the swap disks.  While it waits, it looks every
  * interval, so that the free-memory trend has samples and pressure is
  * seen when it starts.  A busy CPU skips a round without restarting the
- * delay.  Adaptive pacing then doubles the
- * batch and quarters the interval each round that finds the VM idle
- * again, so a long idle period is used at the device's speed while a
- * short one costs only the first small batch.
+ * delay.  Adaptive pacing then doubles the batch and quarters the
+ * interval each round that finds the VM idle again, so a long idle
+ * period is used at the device's speed while a short one costs only the
+ * first small batch.
  *
  * Return: the verdict for this round.
  */

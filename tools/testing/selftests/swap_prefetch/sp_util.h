@@ -219,6 +219,15 @@ static inline char *sp_alloc(size_t len)
 	return buf;
 }
 
+/* Write one byte of every page of @buf: a hog's way of making it resident. */
+static inline void sp_touch_pages(char *buf, size_t len)
+{
+	size_t i, psz = sp_page_size();
+
+	for (i = 0; i < len; i += psz)
+		buf[i] = 1;
+}
+
 /* A job that needs most of RAM for a moment, then exits. */
 static inline int sp_run_hog(size_t mib)
 {
@@ -228,14 +237,13 @@ static inline int sp_run_hog(size_t mib)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		size_t len = mib << 20, i, psz = sp_page_size();
+		size_t len = mib << 20;
 		char *h = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (h == MAP_FAILED)
 			_exit(1);
-		for (i = 0; i < len; i += psz)
-			h[i] = 1;
+		sp_touch_pages(h, len);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))

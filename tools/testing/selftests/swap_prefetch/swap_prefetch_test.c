@@ -1258,10 +1258,9 @@ static bool squeezed_out_or_skip(struct ws *w, const char *name)
  */
 static int run_job_elsewhere(const char *max, size_t mib)
 {
-	size_t len = mib << 20, i;
+	size_t len = mib << 20;
 	pid_t pid = fork();
 	int status;
-	char *job;
 
 	if (!pid) {
 		if (sp_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
@@ -1269,9 +1268,7 @@ static int run_job_elsewhere(const char *max, size_t mib)
 		    sp_write(CGROUP_JOB "/memory.max", max) ||
 		    cgroup_enter(CGROUP_JOB "/cgroup.procs"))
 			_exit(2);
-		job = sp_alloc(len);
-		for (i = 0; i < len; i += sp_page_size())
-			job[i] = 1;
+		sp_touch_pages(sp_alloc(len), len);
 		_exit(0);
 	}
 	if (pid < 0)
