@@ -686,8 +686,11 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 /*
  * Cut the groups that hold the most entries down to an even share of what
  * @target chunks hold, each losing its oldest, so that the tracker fits
- * in @target chunks again.  Caller holds t->lock.  Returns the number of
- * entries dropped.
+ * in @target chunks again.  Each pass first collects the chunks filled
+ * since the last: swap-out goes on recording while a trim runs, and what
+ * it records is counted with its group, not taken as room the others
+ * must make.  Caller holds t->lock.  Returns the number of entries
+ * dropped.
  */
 static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracker *t,
 						     struct swap_prefetch_fair *f,
@@ -704,6 +707,7 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
 	 * by what is still over, rather than drop whole oldest chunks.
 	 */
 	for (pass = 0; pass < 2; pass++) {
+		swap_prefetch_tracker_collect(t);
 		nr = atomic_long_read(&t->nr_chunks);
 		if (nr <= target)
 			break;
@@ -728,6 +732,26 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
 	return dropped;
 }
 
+/*
+ * Drop the oldest collected chunks until the tracker fits in @target.
+ * Caller holds t->lock.  Returns the number of entries dropped.
+ */
+static unsigned long swap_prefetch_tracker_trim_oldest(struct swap_prefetch_tracker *t,
+						       unsigned long target)
+{
+	struct swap_prefetch_chunk *c, *tmp;
+	unsigned long dropped = 0;
+
+	lockdep_assert_held(&t->lock);
+	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
+		if (atomic_long_read(&t->nr_chunks) <= target)
+			break;
+		dropped += c->nr;
+		swap_prefetch_chunk_drop(t, c);
+	}
+	return dropped;
+}
+
 /**
  * swap_prefetch_tracker_trim - make room below the cap
  * @t: the tracker
@@ -739,10 +763,12 @@ static unsigned long swap_prefetch_tracker_trim_fair(struct swap_prefetch_tracke
  * still swapped out.  If that was not enough and the tracker can tell
  * whose the entries are (@t->owners), the groups that hold more than an
  * even share lose their oldest entries (swap_prefetch_fair_level()),
- * and what is left is packed into fewer chunks.  Then, whatever is still
- * over, the oldest chunks go, down to three quarters of the cap, so that
- * swap-out finds room again without recycling its own newest chunk.  The
- * shards' open chunks are left alone.
+ * and what is left is packed into fewer chunks.  Without owners, or
+ * without memory for the trim's table, the oldest chunks go instead.
+ * Either way the tracker is cut down to three quarters of the cap, so
+ * that swap-out finds room again without recycling its own newest
+ * chunk; chunks that swap-out fills while the trim runs are left to the
+ * next.  The shards' open chunks are left alone.  May sleep.
  *
  * Return: the number of live entries dropped.
  */
@@ -750,34 +776,28 @@ VISIBLE_IF_KUNIT unsigned long
 swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 			   swap_prefetch_sieve_t sieve, unsigned long *dead)
 {
-	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped = 0;
+	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped;
 	struct swap_prefetch_fair *fair = NULL;
-	struct swap_prefetch_chunk *c, *tmp;
 
+	might_sleep();
 	clear_bit(0, &t->trim);
+	/*
+	 * 8 KiB, only for a trim that may have to cut live entries, and
+	 * taken before the lock, so that the trim that uses it runs under
+	 * the lock throughout.  Reclaim may run for it, but never the OOM
+	 * killer: a failure only costs fairness.
+	 */
+	if (t->owners && atomic_long_read(&t->nr_chunks) > target)
+		fair = kmalloc(sizeof(*fair), GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+					      __GFP_NOWARN);
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
 	if (sieve)
 		*dead += swap_prefetch_tracker_compact(t, sieve, NULL);
-	if (t->owners && atomic_long_read(&t->nr_chunks) > target) {
-		/*
-		 * Only now is the table worth its 8 KiB.  Without it the
-		 * trim takes the oldest, as without owners.
-		 */
-		spin_unlock(&t->lock);
-		fair = kmalloc(sizeof(*fair),
-			       GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
-		spin_lock(&t->lock);
-		if (fair)
-			dropped += swap_prefetch_tracker_trim_fair(t, fair,
-								   target);
-	}
-	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
-		if (atomic_long_read(&t->nr_chunks) <= target)
-			break;
-		dropped += c->nr;
-		swap_prefetch_chunk_drop(t, c);
-	}
+	if (fair)
+		dropped = swap_prefetch_tracker_trim_fair(t, fair, target);
+	else
+		dropped = swap_prefetch_tracker_trim_oldest(t, target);
 	spin_unlock(&t->lock);
 	kfree(fair);
 	return dropped;
@@ -2171,6 +2191,8 @@ static void kprefetchd_trim(void)
 					      kprefetchd_sieve, &dead);
 	count_vm_events(SWAP_PREFETCH_STALE_PAGES, dead);
 	count_vm_events(SWAP_PREFETCH_RECYCLED_PAGES, recycled);
+	trace_swap_prefetch_trim(dead, recycled,
+				 atomic_long_read(&swap_prefetch_global.nr_chunks));
 }
 
 static int kprefetchd(void *unused)
@@ -2197,18 +2219,19 @@ static int kprefetchd(void *unused)
 }
 
 /*
- * Reclaim takes prefetched pages that nobody has used yet before it takes
- * anything that was used.  kprefetchd leaves them at the tail of the
- * anonymous LRU, but reclaim balances anonymous against file pages without
- * knowing that these are clean: a page-cache job that needed the room lost
- * its own cache and read it from disk again, while pages that were only a
- * guess stayed.  A shrinker sees them apart.  Its objects cost no I/O to
- * drop, so it has no seeks, like the shrinkers of other clean caches:
- * each reclaim pass on a node drops that node's, up to half of those of
- * all nodes, and counts them as reclaimed, so that the LRUs give up that
- * much less.  Dropped as reclaim drops them, with a shadow entry and, if
- * anonymous, a new record: once memory is free again kprefetchd reads
- * them back.
+ * Reclaim takes prefetched pages that nobody has used yet before the cache
+ * a job uses again.  kprefetchd leaves them at the tail of the anonymous
+ * LRU, but reclaim balances anonymous against file pages without knowing
+ * that these are clean: a page-cache job that needed the room lost its own
+ * cache and read it from disk again, while pages that were only a guess
+ * stayed.  A shrinker sees them apart, and offers them while the page cache
+ * refaults (swap_prefetch_shrink_count()).  Its objects cost no I/O to
+ * drop, so it has no seeks, like the shrinkers of other clean caches: each
+ * reclaim pass on a node drops that node's, up to half of those of all
+ * nodes, and counts them as reclaimed, so that the LRUs give up that much
+ * less.  Dropped as reclaim drops them, with a shadow entry and, if
+ * anonymous, a new record: once memory is free again kprefetchd reads them
+ * back.
  */
 
 /* A batch of folios found under RCU, isolated and dropped outside it. */
@@ -2288,10 +2311,62 @@ static unsigned long swap_prefetch_yield_space(struct address_space *space,
 	return dropped;
 }
 
+/**
+ * swap_prefetch_cache_refaulting - is the page cache losing pages it uses?
+ * @g: what the previous look saw
+ * @activations: workingset activations of file pages so far
+ * @now: jiffies
+ *
+ * A refault that activates says that the page would have stayed in a
+ * larger cache (mm/workingset.c).  A reader that never reads a page
+ * twice causes none: its pages go the LRU's use-once way, and unused
+ * prefetched pages need not make room for them.  Shrinkers are asked in
+ * bursts, and a job that reads its data again refaults in bursts, so
+ * the answer stays yes for a second after a move was seen.  A move is
+ * seen only between two looks a second apart or less: activations made
+ * while nobody looked, by a job that may have ended long ago, cannot be
+ * dated, and only set the count the next look compares with.  Lookers
+ * may race: a stale answer yields a batch more or less.
+ *
+ * Return: true if a move was seen in the last second.
+ */
+VISIBLE_IF_KUNIT bool
+swap_prefetch_cache_refaulting(struct swap_prefetch_refault_gate *g,
+			       unsigned long activations, unsigned long now)
+{
+	bool dated = time_before(now, READ_ONCE(g->looked) + HZ);
+
+	WRITE_ONCE(g->looked, now);
+	if (activations != READ_ONCE(g->activations)) {
+		WRITE_ONCE(g->activations, activations);
+		if (dated)
+			WRITE_ONCE(g->moved, now);
+	}
+	return time_before(now, READ_ONCE(g->moved) + HZ);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_cache_refaulting);
+
+static struct swap_prefetch_refault_gate swap_prefetch_file_gate;
+
+/*
+ * Offered only while the page cache refaults: a job that reads its data
+ * again gets the room of the unused prefetched pages before its own
+ * cache goes, and a reader that reads everything once (an indexer, a
+ * backup) leaves them, as the LRU's use-once path leaves the pages that
+ * were used.
+ */
 static unsigned long swap_prefetch_shrink_count(struct shrinker *shrinker,
 						struct shrink_control *sc)
 {
-	return kprefetchd_unused_pages() ?: SHRINK_EMPTY;
+	unsigned long unused = kprefetchd_unused_pages();
+
+	if (!unused)
+		return SHRINK_EMPTY;
+	if (!swap_prefetch_cache_refaulting(&swap_prefetch_file_gate,
+					    global_node_page_state(WORKINGSET_ACTIVATE_FILE),
+					    jiffies))
+		return 0;
+	return unused;
 }
 
 /*

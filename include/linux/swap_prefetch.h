@@ -387,6 +387,20 @@ struct swap_prefetch_trend {
 	bool valid;
 };
 
+/**
+ * struct swap_prefetch_refault_gate - is the page cache refaulting?
+ * @activations: workingset activations of file pages at the last look
+ * @looked: jiffies of the last look
+ * @moved: jiffies of the last look that saw the count move
+ *
+ * See swap_prefetch_cache_refaulting().
+ */
+struct swap_prefetch_refault_gate {
+	unsigned long activations;
+	unsigned long looked;
+	unsigned long moved;
+};
+
 /* The largest batch a round may read: 4 MiB of 4 KiB pages. */
 #define SWAP_PREFETCH_BATCH_MAX		1024
 /* Idle rounds after which adaptive pacing stops speeding up. */
@@ -480,6 +494,9 @@ void swap_prefetch_round_done(struct swap_prefetch_pacer *p,
 bool swap_prefetch_memcg_room_ok(unsigned long usage, unsigned long limit);
 bool swap_prefetch_swap_room_ok(unsigned long used, unsigned long limit);
 bool swap_prefetch_record_outlived(int recorded_nid, int shadow_nid);
+bool swap_prefetch_cache_refaulting(struct swap_prefetch_refault_gate *g,
+				    unsigned long activations,
+				    unsigned long now);
 #endif /* CONFIG_KUNIT */
 #endif /* CONFIG_SWAP_PREFETCH */
 

@@ -19,6 +19,10 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 #define SLOTS	SWAP_PREFETCH_CHUNK_SLOTS
 
+/* While set, owner_racing() records into this tracker: see there. */
+static struct swap_prefetch_tracker *racing_tracker;
+static unsigned long racing_off;
+
 static struct swap_prefetch_tracker *new_tracker(struct kunit *test,
 						 unsigned long max_chunks)
 {
@@ -40,6 +44,7 @@ static void swap_prefetch_tracker_exit(struct kunit *test)
 {
 	struct swap_prefetch_tracker *t = test->priv;
 
+	racing_tracker = NULL;
 	if (!t)
 		return;
 	swap_prefetch_tracker_purge(t, -1);
@@ -715,6 +720,64 @@ static void swap_prefetch_test_tracker_trim_fair_interleaved(struct kunit *test)
 }
 
 /*
+ * Reclaim does not wait for a trim: swap-out goes on recording while
+ * kprefetchd holds the tracker's lock.  owner_racing() answers as
+ * owner_by_range(), and each time a trim asks it, records a quarter
+ * chunk more of the storm into racing_tracker, as reclaim on another
+ * CPU would.
+ */
+static bool owner_racing(unsigned int type, const u32 *offsets,
+			 unsigned int nr, unsigned short *ids)
+{
+	unsigned long recycled;
+	bool wake;
+
+	if (racing_tracker) {
+		swap_prefetch_tracker_add(racing_tracker,
+					  shard_nr(racing_tracker, 0),
+					  swp_entry(0, racing_off), SLOTS / 4,
+					  0, &recycled, &wake);
+		racing_off += SLOTS / 4;
+	}
+	return owner_by_range(type, offsets, nr, ids);
+}
+
+/*
+ * A storm that goes on recording while each trim runs: the chunks it
+ * fills meanwhile are the storm's too, and must not make the trim take
+ * the small group's entries, the oldest, to get below its target.  The
+ * cap holds all the same.
+ */
+static void swap_prefetch_test_tracker_trim_fair_racing(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	unsigned long dead = 0, stale = 0, trims = 0;
+	struct swap_prefetch_candidate *got;
+	unsigned int i, n, small = 0;
+
+	got = kunit_kcalloc(test, 8 * SLOTS, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	t->owners = owner_racing;
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 500), 500L);
+	for (racing_off = STORM_FROM; racing_off < STORM_FROM + 20 * SLOTS;
+	     racing_off++) {
+		KUNIT_ASSERT_EQ(test, add(t, 0, 0, racing_off, 1), 1L);
+		if (!test_bit(0, &t->trim))
+			continue;
+		racing_tracker = t;
+		swap_prefetch_tracker_trim(t, NULL, &dead);
+		racing_tracker = NULL;
+		trims++;
+		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 8L);
+	}
+	KUNIT_EXPECT_GT(test, trims, 0UL);
+	n = swap_prefetch_tracker_pop(t, got, 8 * SLOTS, NULL, &stale);
+	for (i = 0; i < n; i++)
+		small += swp_offset(got[i].entry) < STORM_FROM;
+	KUNIT_EXPECT_EQ(test, small, 500U);
+}
+
+/*
  * More groups than a trim can tell apart (a group every four offsets):
  * the latecomers are cut as one, and the cap and the newest entries are
  * still kept.
@@ -751,6 +814,7 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_one_owner),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair_interleaved),
+	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair_racing),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_many_groups),
 	KUNIT_CASE(swap_prefetch_test_tracker_sift),
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
@@ -1632,6 +1696,60 @@ static void swap_prefetch_test_record_outlived(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_record_outlived(0, NUMA_NO_NODE));
 }
 
+/*
+ * The shrinker's gate, across a jiffies wrap: a reader that reads every
+ * page once moves no workingset activation, and after a second the gate
+ * stays shut however often it is asked; an activation between two looks
+ * a second apart or less opens it at once, for a second from then;
+ * refaults in bursts keep it open.  Activations while nobody looked for
+ * longer (an earlier job's, before this reclaim began) cannot be dated
+ * and open nothing.
+ */
+static void swap_prefetch_test_refault_gate(struct kunit *test)
+{
+	struct swap_prefetch_refault_gate g = {};
+	const unsigned long t0 = -(unsigned long)HZ / 2;
+	unsigned long now, count = 100;
+	unsigned int i;
+
+	swap_prefetch_cache_refaulting(&g, count, t0 - 10 * HZ);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cache_refaulting(&g, ++count,
+							       t0 - 10 * HZ + 1));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cache_refaulting(&g, count,
+							       t0 - 9 * HZ));
+	for (now = t0 - 9 * HZ + 1; time_before(now, t0 + 60 * HZ);
+	     now += HZ / 4)
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       swap_prefetch_cache_refaulting(&g, count, now),
+				       "%ld jiffies after the last move",
+				       (long)(now - (t0 - 10 * HZ + 1)));
+
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cache_refaulting(&g, ++count, now));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cache_refaulting(&g, count,
+							       now + HZ - 1));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_cache_refaulting(&g, count,
+								now + HZ));
+
+	/* A minute without a look, during which an earlier job refaulted. */
+	now += 60 * HZ;
+	count += 5000;
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_cache_refaulting(&g, count, now));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_cache_refaulting(&g, count,
+								now + HZ / 2));
+	now += HZ / 2 + 1;
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_cache_refaulting(&g, ++count, now));
+
+	/* Activations every 0.9 s, and looks in between: open throughout. */
+	for (i = 0; i < 40; i++) {
+		now += HZ / 10;
+		if (i % 9 == 0)
+			count++;
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      swap_prefetch_cache_refaulting(&g, count, now),
+				      "look %u", i);
+	}
+}
+
 static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_idle_verdict, verdict_gen_params),
 	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
@@ -1655,6 +1773,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_memcg_room_ok),
 	KUNIT_CASE(swap_prefetch_test_swap_room_ok),
 	KUNIT_CASE(swap_prefetch_test_record_outlived),
+	KUNIT_CASE(swap_prefetch_test_refault_gate),
 	{}
 };
 

@@ -130,6 +130,35 @@ TRACE_EVENT(swap_prefetch_round,
 		  __entry->nr_chunks, __entry->nr_unused)
 );
 
+/*
+ * A trim near the cap: the dead entries it dropped, the live ones it
+ * recycled, and the chunks left.  Live entries are recycled only when
+ * swap-out outran prefetch: a group that holds more than an even share
+ * loses its oldest first.
+ */
+TRACE_EVENT(swap_prefetch_trim,
+
+	TP_PROTO(unsigned long nr_dead, unsigned long nr_recycled,
+		 unsigned long nr_chunks),
+
+	TP_ARGS(nr_dead, nr_recycled, nr_chunks),
+
+	TP_STRUCT__entry(
+		__field(unsigned long, nr_dead)
+		__field(unsigned long, nr_recycled)
+		__field(unsigned long, nr_chunks)
+	),
+
+	TP_fast_assign(
+		__entry->nr_dead = nr_dead;
+		__entry->nr_recycled = nr_recycled;
+		__entry->nr_chunks = nr_chunks;
+	),
+
+	TP_printk("dead=%lu recycled=%lu chunks=%lu",
+		  __entry->nr_dead, __entry->nr_recycled, __entry->nr_chunks)
+);
+
 #endif /* _TRACE_SWAP_PREFETCH_H */
 
 /* This part must be outside protection */

@@ -289,6 +289,25 @@ static void print_zones(void)
 		fclose(f);
 }
 
+/* Sum "dead=" and "recycled=" over the trims in the trace, and print them. */
+static void print_trims(const char *trace)
+{
+	unsigned long dead, recycled, sum_dead = 0, sum_recycled = 0;
+	const char *p = trace;
+	unsigned int nr = 0;
+
+	while ((p = strstr(p, "swap_prefetch_trim: "))) {
+		p += strlen("swap_prefetch_trim: ");
+		if (sscanf(p, "dead=%lu recycled=%lu", &dead, &recycled) != 2)
+			continue;
+		sum_dead += dead;
+		sum_recycled += recycled;
+		nr++;
+	}
+	ksft_print_msg("  trims: %u, %lu dead entries dropped, %lu live recycled\n",
+		       nr, sum_dead, sum_recycled);
+}
+
 /* After a failure: what held kprefetchd back, and the memory it saw. */
 static void explain_failure(void)
 {
@@ -308,6 +327,7 @@ static void explain_failure(void)
 	ksft_print_msg("kprefetchd's decisions during the test:\n");
 	print_tally(trace, "verdict=");
 	print_tally(trace, "stop=");
+	print_trims(trace);
 	free(trace);
 }
 
@@ -1380,8 +1400,8 @@ static void test_unused_reclaimed_first(void)
 	cgroup_leave();
 }
 
-/* Read @len bytes of @fd from its start; false on a short read. */
-static bool read_through(int fd, size_t len)
+/* Read @len bytes of @fd from @off; false on a short read. */
+static bool read_range(int fd, off_t off, size_t len)
 {
 	static char chunk[1 << 20];
 	size_t done = 0;
@@ -1389,12 +1409,18 @@ static bool read_through(int fd, size_t len)
 
 	while (done < len) {
 		n = pread(fd, chunk, len - done < sizeof(chunk) ?
-			  len - done : sizeof(chunk), done);
+			  len - done : sizeof(chunk), off + done);
 		if (n <= 0)
 			return false;
 		done += n;
 	}
 	return true;
+}
+
+/* Read @len bytes of @fd from its start; false on a short read. */
+static bool read_through(int fd, size_t len)
+{
+	return read_range(fd, 0, len);
 }
 
 /* Pages of the first @len bytes of @fd that are in its page cache. */
@@ -1412,7 +1438,8 @@ static size_t count_cached(int fd, size_t len)
 
 /*
  * A page-cache job: read the first @len bytes of @dev, none of them
- * cached before; returns how many of its pages are still cached after.
+ * cached before, and read them again, as a build or a database would;
+ * returns how many of its pages are still cached after.
  */
 static size_t page_cache_job(const char *dev, size_t len)
 {
@@ -1422,7 +1449,7 @@ static size_t page_cache_job(const char *dev, size_t len)
 	if (fd < 0)
 		ksft_exit_fail_msg("open %s: %s\n", dev, strerror(errno));
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-	if (!read_through(fd, len))
+	if (!read_through(fd, len) || !read_through(fd, len))
 		ksft_exit_fail_msg("read %s: %s\n", dev, strerror(errno));
 	cached = count_cached(fd, len);
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -1448,7 +1475,7 @@ static void wait_prefetch_settled(int timeout_s)
 /* One job of the yields test, and what it left cached. */
 struct cache_job {
 	size_t pages, cached;
-	long yielded, deficit;
+	long yielded, deficit, refaults;
 };
 
 /*
@@ -1488,13 +1515,16 @@ static bool run_cache_job(const char *dev, int enabled, const char *name,
 	job->pages = len / sp_page_size();
 	job->deficit = enabled ? w.pages * 3 / 4 : 0;
 	job->yielded = sp_vmstat("swap_prefetch_yielded_pages");
+	job->refaults = sp_vmstat("workingset_refault_file");
 	job->cached = page_cache_job(dev, len);
 	job->yielded = sp_vmstat("swap_prefetch_yielded_pages") - job->yielded;
+	job->refaults = sp_vmstat("workingset_refault_file") - job->refaults;
 	*bad += sp_verify(w.buf, w.len);
 	ws_free(&w);
-	ksft_print_msg("prefetch %s: the job read %zu pages, %zu still cached; %ld yielded\n",
-		       enabled ? "on " : "off", job->pages, job->cached,
-		       job->yielded);
+	ksft_print_msg("prefetch %s: the job read %zu pages twice, %zu still cached\n",
+		       enabled ? "on " : "off", job->pages, job->cached);
+	ksft_print_msg("  %ld file refaults; %ld pages yielded\n",
+		       job->refaults, job->yielded);
 	return true;
 }
 
@@ -1559,6 +1589,75 @@ static void test_yields_to_page_cache(void)
 	 */
 	ksft_test_result(back && med_on + 0.10 >= med_off &&
 			 yielded >= deficit && !bad, "%s\n", name);
+}
+
+/*
+ * The other side of the shrinker's gate: a reader that reads every page
+ * once, as an indexer or a backup does, refaults nothing, so the unused
+ * prefetched set is not offered to reclaim for it.  The reader reads
+ * three quarters of the set more than is free, from the end of the swap
+ * disk, where no earlier job left shadow entries whose refaults would
+ * open the gate.  The shrinker may give up a sixteenth of the set (a
+ * refault of the test's own pages opens the gate for a second), and
+ * the LRU, balancing anonymous against file pages, a quarter of it.
+ */
+static void test_use_once_reader(void)
+{
+	const char *name = "a reader that reads once leaves the prefetched set";
+	long yielded, reclaimed, activations;
+	size_t len, back, left, bad;
+	off_t size;
+	char dev[128];
+	struct ws w;
+	int fd;
+
+	if (!first_swap_device(dev, sizeof(dev))) {
+		ksft_test_result_skip("%s: no swap device in /proc/swaps\n", name);
+		return;
+	}
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	if (wait_resident(&w, 90, 60) < 0) {
+		ksft_test_result_fail("%s: the set did not come back\n", name);
+		ws_free(&w);
+		return;
+	}
+	wait_prefetch_settled(30);
+	back = sp_count_resident(w.buf, w.len);
+	len = (sp_meminfo("MemFree") << 10) + w.len * 3 / 4;
+	len &= ~((size_t)sp_page_size() - 1);
+	fd = open(dev, O_RDONLY);
+	if (fd < 0)
+		ksft_exit_fail_msg("open %s: %s\n", dev, strerror(errno));
+	size = lseek(fd, 0, SEEK_END) & ~((off_t)sp_page_size() - 1);
+	if (size < (off_t)len * 2) {
+		ksft_test_result_skip("%s: %s too small to read %zu MiB apart\n",
+				      name, dev, len >> 20);
+		close(fd);
+		ws_free(&w);
+		return;
+	}
+	yielded = sp_vmstat("swap_prefetch_yielded_pages");
+	reclaimed = sp_vmstat("swap_prefetch_unused_reclaimed_pages");
+	activations = sp_vmstat("workingset_activate_file");
+	if (!read_range(fd, size - len, len))
+		ksft_exit_fail_msg("read %s: %s\n", dev, strerror(errno));
+	yielded = sp_vmstat("swap_prefetch_yielded_pages") - yielded;
+	reclaimed = sp_vmstat("swap_prefetch_unused_reclaimed_pages") - reclaimed;
+	activations = sp_vmstat("workingset_activate_file") - activations;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	left = sp_count_resident(w.buf, w.len);
+	bad = sp_verify(w.buf, w.len);
+	ksft_print_msg("read %zu MiB once: %ld file activations\n",
+		       len >> 20, activations);
+	ksft_print_msg("%ld prefetched pages yielded, %ld reclaimed unused\n",
+		       yielded, reclaimed);
+	ksft_print_msg("set of %zu pages: %zu back before, %zu after\n",
+		       w.pages, back, left);
+	ksft_test_result(yielded <= (long)w.pages / 16 && left * 4 >= back * 3 &&
+			 !bad, "%s\n", name);
+	ws_free(&w);
 }
 
 /* Workingset refaults counted from a swap-out to the end of a re-touch. */
@@ -1935,6 +2034,7 @@ static bool ws_any_resident(const struct ws *w, int nr)
  */
 static bool ws_swap_out_on(struct ws *w, const int *nids, int nr, size_t mib)
 {
+	long recycled = sp_vmstat("swap_prefetch_recycled_pages");
 	size_t swapped, resident;
 	bool out = true;
 	int i, rc, runs = 0;
@@ -1958,6 +2058,8 @@ static bool ws_swap_out_on(struct ws *w, const int *nids, int nr, size_t mib)
 		if (rc)
 			ksft_exit_fail_msg("memory hog failed\n");
 	} while (++runs < 3 && ws_any_resident(w, nr));
+	ksft_print_msg("%ld entries recycled during the hog runs\n",
+		       sp_vmstat("swap_prefetch_recycled_pages") - recycled);
 	for (i = 0; i < nr; i++) {
 		swapped = sp_count_swapped(w[i].buf, w[i].len);
 		resident = sp_count_resident(w[i].buf, w[i].len);
@@ -2177,6 +2279,7 @@ static const struct {
 	{ "usefulness", test_usefulness_counters },
 	{ "unused_first", test_unused_reclaimed_first },
 	{ "yields", test_yields_to_page_cache },
+	{ "use_once", test_use_once_reader },
 	{ "swap_full_group", test_swap_full_group },
 	{ "shmem", test_shmem },
 	{ "madv_free", test_madv_free },
