@@ -2029,8 +2029,8 @@ static bool ws_any_resident(const struct ws *w, int nr)
  * Sets of @mib MiB, each bound to its node in @nids, pushed out at once.
  * A hog that ends before reclaim comes back to a node leaves that node's
  * written pages in the swap cache, where mincore() still finds them and
- * no read is needed; the hog runs again, at most twice more, until every
- * set has really left RAM.
+ * no read is needed; the hog runs again, at most three times more, until
+ * every set has really left RAM.
  */
 static bool ws_swap_out_on(struct ws *w, const int *nids, int nr, size_t mib)
 {
@@ -2057,7 +2057,7 @@ static bool ws_swap_out_on(struct ws *w, const int *nids, int nr, size_t mib)
 			rc = sp_run_hog(hog_mib);
 		if (rc)
 			ksft_exit_fail_msg("memory hog failed\n");
-	} while (++runs < 3 && ws_any_resident(w, nr));
+	} while (++runs < 4 && ws_any_resident(w, nr));
 	ksft_print_msg("%ld entries recycled during the hog runs\n",
 		       sp_vmstat("swap_prefetch_recycled_pages") - recycled);
 	for (i = 0; i < nr; i++) {
