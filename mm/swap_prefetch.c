@@ -71,6 +71,7 @@
 #include <linux/vmstat.h>
 #include <linux/writeback.h>
 #include <linux/zswap.h>
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 
 #include "internal.h"
@@ -210,12 +211,26 @@ static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
 }
 
 /*
- * A fresh chunk for @type, if the cap allows one.  *@wake is set if
- * kprefetchd must be woken: the tracker held no chunk before (kprefetchd
- * sleeps without a timeout then), or it nears its cap and the oldest
- * chunks should be recycled.  The count decides "empty", atomically and
- * only once the chunk exists, so of all the records racing with
- * kprefetchd's free of the last chunk exactly one sees the tracker empty.
+ * The page of a new chunk, or NULL.  A function of its own so that KUnit
+ * can make it fail (kunit_activate_static_stub()).
+ */
+VISIBLE_IF_KUNIT struct swap_prefetch_chunk *swap_prefetch_chunk_alloc(void)
+{
+	KUNIT_STATIC_STUB_REDIRECT(swap_prefetch_chunk_alloc);
+	return (void *)__get_free_page(SWAP_PREFETCH_CHUNK_GFP);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_chunk_alloc);
+
+/*
+ * A fresh chunk for @type: ERR_PTR(-ENOSPC) at the cap, ERR_PTR(-ENOMEM)
+ * if no page is free.  *@wake is set if kprefetchd must be woken: the
+ * tracker held no chunk before (kprefetchd sleeps without a timeout then),
+ * or it nears its cap and the oldest chunks should be recycled.  The count
+ * decides "empty", atomically and only once the chunk exists, so of all
+ * the records racing with kprefetchd's free of the last chunk exactly one
+ * sees the tracker empty.  The cap is looked at first as well, so that
+ * swap-out at the cap neither takes a page only to give it back nor
+ * mistakes the cap for a lack of memory.
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
@@ -224,14 +239,16 @@ swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
 	struct swap_prefetch_chunk *c;
 	long nr;
 
-	c = (void *)__get_free_page(SWAP_PREFETCH_CHUNK_GFP);
+	if (atomic_long_read(&t->nr_chunks) >= t->max_chunks)
+		return ERR_PTR(-ENOSPC);
+	c = swap_prefetch_chunk_alloc();
 	if (!c)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	nr = atomic_long_inc_return(&t->nr_chunks);
 	if (nr > t->max_chunks) {
 		atomic_long_dec(&t->nr_chunks);
 		free_page((unsigned long)c);
-		return NULL;
+		return ERR_PTR(-ENOSPC);
 	}
 	swap_prefetch_chunk_reset(t, c, type, nid);
 	if (nr == 1)
@@ -288,6 +305,11 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
  * NULL if there is none and the cap or the allocator allows none.  A
  * chunk holds one device's entries of one node; each node has its own
  * open chunk.  Caller holds the shard lock.
+ *
+ * Without a page for a new chunk, the record that needed it is dropped
+ * and the open chunk kept: allocations fail while a job fills memory,
+ * just as it pushes out the pages that matter, and each of those records
+ * is worth as much as the one it would make room for.
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
@@ -305,8 +327,8 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 	if (c && c->type == type && c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
 		return c;
 	fresh = swap_prefetch_chunk_new(t, type, nid, wake);
-	if (!fresh) {
-		if (!c)
+	if (IS_ERR(fresh)) {
+		if (!c || PTR_ERR(fresh) == -ENOMEM)
 			return NULL;
 		/*
 		 * At the cap before kprefetchd could recycle the oldest

@@ -439,6 +439,7 @@ struct swap_prefetch_tunables {
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct swap_prefetch_chunk *swap_prefetch_chunk_alloc(void);
 struct swap_prefetch_shard __percpu *
 swap_prefetch_shards_alloc(unsigned int nr_nodes);
 void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
@@ -447,7 +448,7 @@ void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 long swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 			       struct swap_prefetch_shard *shard,
 			       swp_entry_t entry, unsigned long nr, int nid,
-			       unsigned long *recycled, bool *first);
+			       unsigned long *recycled, bool *wake);
 unsigned int swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 				       struct swap_prefetch_candidate *c,
 				       unsigned int max, const nodemask_t *nodes,

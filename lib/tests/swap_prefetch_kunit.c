@@ -6,6 +6,7 @@
  * instances and plain snapshots, never on kprefetchd's global state.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/page_counter.h>
@@ -219,6 +220,55 @@ static void swap_prefetch_test_tracker_cap_without_trim(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, recycled, (unsigned long)SLOTS);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
 	expect_order(test, t, want, ARRAY_SIZE(want));
+}
+
+/* Stands in for swap_prefetch_chunk_alloc(): no page is free. */
+static struct swap_prefetch_chunk *no_free_page(void)
+{
+	return NULL;
+}
+
+/*
+ * Below the cap, a chunk page that cannot be had costs the records that
+ * needed it, never those already made: swap-out fails to allocate just
+ * when a job has filled memory, and dropping a chunk of older records for
+ * each newer one lost the set that job pushed out.
+ */
+static void swap_prefetch_test_tracker_nomem_keeps_records(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	unsigned long recycled, counts[2], stale = 0, i;
+	struct swap_prefetch_candidate got[8];
+	bool wake;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 10), 10L);
+	kunit_activate_static_stub(test, swap_prefetch_chunk_alloc,
+				   no_free_page);
+	/* Another device's entry needs a chunk of its own. */
+	KUNIT_EXPECT_EQ(test,
+			swap_prefetch_tracker_add(t, shard_nr(t, 0),
+						  swp_entry(1, 7), 1, 0,
+						  &recycled, &wake), 0L);
+	KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	/* The open chunk fills up; what does not fit is not recorded. */
+	KUNIT_EXPECT_EQ(test,
+			swap_prefetch_tracker_add(t, shard_nr(t, 0),
+						  swp_entry(0, 10), SLOTS, 0,
+						  &recycled, &wake),
+			(long)SLOTS - 10);
+	KUNIT_EXPECT_EQ(test, recycled, 0UL);
+	kunit_deactivate_static_stub(test, swap_prefetch_chunk_alloc);
+
+	/* With memory again, recording goes on and nothing was lost. */
+	KUNIT_EXPECT_EQ(test, add(t, 0, 0, 2 * SLOTS, 1), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2),
+			(unsigned long)SLOTS + 1);
+	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, NULL, &stale),
+			8U);
+	KUNIT_EXPECT_EQ(test, swp_offset(got[0].entry), (pgoff_t)2 * SLOTS);
+	for (i = 1; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry), SLOTS - i);
 }
 
 static void swap_prefetch_test_tracker_large_folio(struct kunit *test)
@@ -809,6 +859,7 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_chunk_boundary),
 	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
+	KUNIT_CASE(swap_prefetch_test_tracker_nomem_keeps_records),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_dead_first),
 	KUNIT_CASE_PARAM(swap_prefetch_test_fair_level, fair_gen_params),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair),

@@ -470,6 +470,7 @@ static void test_fault_injection(void)
 	const char *name = "allocation failures in kprefetchd and kswapd lose no page";
 	long nomem0 = sp_vmstat("swap_prefetch_nomem_pages");
 	long read0 = sp_vmstat("swap_prefetch_read_pages");
+	long recycled0 = sp_vmstat("swap_prefetch_recycled_pages");
 	size_t len = ws_mib << 20, pages = len / sp_page_size(), bad, swapped;
 	int tries, marked;
 	char *buf;
@@ -526,9 +527,11 @@ static void test_fault_injection(void)
 	bad = sp_verify(buf, len);
 	ksft_print_msg("20%% of allocations failing in %d threads: %zu of %zu out, %d squeezes\n",
 		       marked, swapped, pages, tries);
-	ksft_print_msg("%ld read, %ld not recorded, %zu bad pages\n",
+	ksft_print_msg("%ld read, %ld not recorded, %ld recycled, %zu bad pages\n",
 		       sp_vmstat("swap_prefetch_read_pages") - read0,
-		       sp_vmstat("swap_prefetch_nomem_pages") - nomem0, bad);
+		       sp_vmstat("swap_prefetch_nomem_pages") - nomem0,
+		       sp_vmstat("swap_prefetch_recycled_pages") - recycled0,
+		       bad);
 	if (swapped < pages / 2 && !bad)
 		ksft_test_result_skip("%s: the set did not go out in %d squeezes\n",
 				      name, tries);

@@ -156,6 +156,8 @@ struct ws {
 /* A working set, pushed out by a hog; false if too little left RAM. */
 static bool ws_swap_out(struct ws *w)
 {
+	long nomem = sp_vmstat("swap_prefetch_nomem_pages");
+	long recycled = sp_vmstat("swap_prefetch_recycled_pages");
 	size_t swapped;
 
 	w->len = ws_mib << 20;
@@ -167,6 +169,12 @@ static bool ws_swap_out(struct ws *w)
 	swapped = sp_count_swapped(w->buf, w->len);
 	ksft_print_msg("%zu of %zu pages swapped out, %zu resident\n",
 		       swapped, w->pages, sp_count_resident(w->buf, w->len));
+	/* Records the swap-out lost: why a set may not come back whole. */
+	nomem = sp_vmstat("swap_prefetch_nomem_pages") - nomem;
+	recycled = sp_vmstat("swap_prefetch_recycled_pages") - recycled;
+	if (nomem || recycled)
+		ksft_print_msg("  the hog's swap-out: %ld not recorded, %ld recycled\n",
+			       nomem, recycled);
 	return swapped >= w->pages / 2;
 }
 
