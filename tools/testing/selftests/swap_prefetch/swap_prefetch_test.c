@@ -1484,7 +1484,7 @@ static void wait_prefetch_settled(int timeout_s)
 /* One job of the yields test, and what it left cached. */
 struct cache_job {
 	size_t pages, cached;
-	long yielded, deficit, refaults;
+	long yielded, deficit;
 };
 
 /*
@@ -1501,7 +1501,7 @@ struct cache_job {
 static bool run_cache_job(const char *dev, int enabled, const char *name,
 			  struct cache_job *job, size_t *bad)
 {
-	long free_bytes;
+	long free_bytes, refaults;
 	size_t len;
 	struct ws w;
 
@@ -1524,16 +1524,16 @@ static bool run_cache_job(const char *dev, int enabled, const char *name,
 	job->pages = len / sp_page_size();
 	job->deficit = enabled ? w.pages * 3 / 4 : 0;
 	job->yielded = sp_vmstat("swap_prefetch_yielded_pages");
-	job->refaults = sp_vmstat("workingset_refault_file");
+	refaults = sp_vmstat("workingset_refault_file");
 	job->cached = page_cache_job(dev, len);
 	job->yielded = sp_vmstat("swap_prefetch_yielded_pages") - job->yielded;
-	job->refaults = sp_vmstat("workingset_refault_file") - job->refaults;
+	refaults = sp_vmstat("workingset_refault_file") - refaults;
 	*bad += sp_verify(w.buf, w.len);
 	ws_free(&w);
 	ksft_print_msg("prefetch %s: the job read %zu pages twice, %zu still cached\n",
 		       enabled ? "on " : "off", job->pages, job->cached);
 	ksft_print_msg("  %ld file refaults; %ld pages yielded\n",
-		       job->refaults, job->yielded);
+		       refaults, job->yielded);
 	return true;
 }
 
