@@ -128,8 +128,8 @@ static bool kprefetchd_sifted;
 static unsigned long kprefetchd_kick;
 /*
  * A round reads in slices: it pops a slice, reads it in offset order, and
- * looks for foreground activity before the next.  A round that stops
- * leaves nothing popped and unread behind.
+ * looks for foreground activity before the next.  A slice that stops for
+ * want of memory puts what it did not read back.
  */
 #define KPREFETCHD_SLICE	32
 static struct swap_prefetch_candidate kprefetchd_batch[KPREFETCHD_SLICE];
@@ -196,6 +196,8 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 	t->trim = 0;
 	memset(t->gen, 0, sizeof(t->gen));
 	t->owners = NULL;
+	t->fair = NULL;
+	t->stopped = false;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_init);
 
@@ -302,7 +304,8 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
 
 /*
  * The chunk that takes the next record of swap @type from node @nid, or
- * NULL if there is none and the cap or the allocator allows none.  A
+ * ERR_PTR(-ENOSPC) at the cap when the shard has no chunk of its own to
+ * start over, or ERR_PTR(-ENOMEM) when no page is free.  A
  * chunk holds one device's entries of one node; each node has its own
  * open chunk.  Caller holds the shard lock.
  *
@@ -320,7 +323,11 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 
 	lockdep_assert_held(&shard->lock);
 	if (c && swap_prefetch_chunk_stale(t, c)) {
-		/* What it holds was purged: start it over. */
+		/*
+		 * A purge has moved the generation on and not yet reached
+		 * this shard to close its chunk: what it holds was purged,
+		 * start it over.
+		 */
 		swap_prefetch_chunk_reset(t, c, type, nid);
 		return c;
 	}
@@ -328,11 +335,13 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		return c;
 	fresh = swap_prefetch_chunk_new(t, type, nid, wake);
 	if (IS_ERR(fresh)) {
+		/* No page, or at the cap with nothing of its own to give up. */
 		if (!c || PTR_ERR(fresh) == -ENOMEM)
-			return NULL;
+			return fresh;
 		/*
 		 * At the cap before kprefetchd could recycle the oldest
-		 * chunks: recycle this shard's own, the oldest it can reach.
+		 * chunks: start this shard's open chunk over, the only one
+		 * swap-out can reach without a lock of kprefetchd's.
 		 */
 		*recycled += c->nr;
 		swap_prefetch_chunk_reset(t, c, type, nid);
@@ -351,7 +360,8 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
  * @entry: the first entry
  * @nr: how many consecutive entries (all those of a large folio)
  * @nid: the node the folio is on
- * @recycled: set to how many older entries were dropped to make room
+ * @recycled: set to how many entries were dropped at the cap: older ones
+ *	recycled to make room, or these, when the shard had no chunk to recycle
  * @wake: set to true if kprefetchd must be woken (see
  *	swap_prefetch_chunk_new())
  *
@@ -359,8 +369,8 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
  * there twice; the older record is found cached or stale when read.
  *
  * Return: the number of entries recorded (fewer than @nr if no chunk
- * could be had), or -EBUSY if the shard was locked and nothing was
- * recorded.
+ * could be had, none once the tracker is stopped), or -EBUSY if the shard
+ * was locked and nothing was recorded.
  */
 VISIBLE_IF_KUNIT long
 swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
@@ -377,14 +387,26 @@ swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 	*wake = false;
 	if (!spin_trylock(&shard->lock))
 		return -EBUSY;
+	/*
+	 * A reclaimer that passed the static key before it was switched
+	 * off: swap_prefetch_tracker_stop() set this before its purge took
+	 * this lock, so the record either lands before the purge or not
+	 * at all.
+	 */
+	if (READ_ONCE(t->stopped))
+		nr = 0;
 	for (i = 0; i < nr; i++) {
 		/* Offsets are kept in 32 bits: 16 TiB of swap per device. */
 		if (offset + i > U32_MAX)
 			break;
 		c = swap_prefetch_shard_room(t, shard, type, nid, recycled,
 					     wake);
-		if (!c)
+		if (IS_ERR(c)) {
+			/* The cap refused these: they count as recycled. */
+			if (PTR_ERR(c) == -ENOSPC)
+				*recycled += nr - i;
 			break;
+		}
 		c->offsets[c->nr++] = offset + i;
 	}
 	spin_unlock(&shard->lock);
@@ -498,6 +520,62 @@ swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_current);
 
+/**
+ * swap_prefetch_tracker_unpop - give back popped entries that were not read
+ * @t: the tracker
+ * @cand: the entries, as popped (in any order)
+ * @nr: how many
+ * @stale: incremented by the number of purged entries dropped on the way
+ *
+ * A round that stops in the middle of a slice (no memory for a folio)
+ * puts the rest back as the newest entries, where the next round starts.
+ * Each run of entries of one device, generation and node goes into a
+ * chunk of its own at the head.  Entries whose device was purged since
+ * the pop are dropped.
+ *
+ * Return: the number of entries that could not be put back for want of
+ * a chunk page.
+ */
+VISIBLE_IF_KUNIT unsigned int
+swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
+			    const struct swap_prefetch_candidate *cand,
+			    unsigned int nr, unsigned long *stale)
+{
+	struct swap_prefetch_chunk *c = NULL;
+	unsigned int i, lost = 0;
+
+	spin_lock(&t->lock);
+	for (i = nr; i--; ) {
+		const struct swap_prefetch_candidate *e = &cand[i];
+
+		if (!swap_prefetch_tracker_current(t, e)) {
+			(*stale)++;
+			continue;
+		}
+		if (c && (c->type != swp_type(e->entry) || c->gen != e->gen ||
+			  c->nid != e->nid || c->nr == SWAP_PREFETCH_CHUNK_SLOTS))
+			c = NULL;
+		if (!c) {
+			/* May pass the cap by a slice's chunks until they are read. */
+			c = swap_prefetch_chunk_alloc();
+			if (!c) {
+				lost++;
+				continue;
+			}
+			atomic_long_inc(&t->nr_chunks);
+			c->type = swp_type(e->entry);
+			c->gen = e->gen;
+			c->nid = e->nid;
+			c->nr = 0;
+			list_add(&c->list, &t->chunks);
+		}
+		c->offsets[c->nr++] = swp_offset(e->entry);
+	}
+	spin_unlock(&t->lock);
+	return lost;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_unpop);
+
 /* Drop a chunk's first @n offsets, keeping the rest in order. */
 static void swap_prefetch_chunk_shift(struct swap_prefetch_chunk *c,
 				      unsigned int n)
@@ -525,6 +603,9 @@ struct swap_prefetch_fair {
 	unsigned int drop[SWAP_PREFETCH_FAIR_SLOTS + 1];
 	unsigned short owner[SWAP_PREFETCH_CHUNK_SLOTS];
 };
+
+/* The fair trim's table: only kprefetchd trims the global tracker. */
+static struct swap_prefetch_fair kprefetchd_fair;
 
 /**
  * swap_prefetch_fair_level - the share each group may keep at a trim
@@ -790,7 +871,10 @@ static unsigned long swap_prefetch_tracker_trim_oldest(struct swap_prefetch_trac
  * Either way the tracker is cut down to three quarters of the cap, so
  * that swap-out finds room again without recycling its own newest
  * chunk; chunks that swap-out fills while the trim runs are left to the
- * next.  The shards' open chunks are left alone.  May sleep.
+ * next.  The shards' open chunks are left alone.  The fair trim's table is
+ * @t->fair if the owner provides one (kprefetchd does, so that it never
+ * allocates during the swap storm that filled the tracker), else it is
+ * allocated for the trim.  May sleep.
  *
  * Return: the number of live entries dropped.
  */
@@ -799,19 +883,21 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 			   swap_prefetch_sieve_t sieve, unsigned long *dead)
 {
 	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped;
-	struct swap_prefetch_fair *fair = NULL;
+	struct swap_prefetch_fair *fair = t->fair, *own = NULL;
 
 	might_sleep();
 	clear_bit(0, &t->trim);
 	/*
-	 * 8 KiB, only for a trim that may have to cut live entries, and
-	 * taken before the lock, so that the trim that uses it runs under
-	 * the lock throughout.  Reclaim may run for it, but never the OOM
-	 * killer: a failure only costs fairness.
+	 * Without a table of the owner's, 8 KiB, only for a trim that may
+	 * have to cut live entries, and taken before the lock.  Reclaim may
+	 * run for it, but never the OOM killer: a failure only costs
+	 * fairness.
 	 */
-	if (t->owners && atomic_long_read(&t->nr_chunks) > target)
-		fair = kmalloc(sizeof(*fair), GFP_KERNEL | __GFP_RETRY_MAYFAIL |
-					      __GFP_NOWARN);
+	if (!fair && t->owners && atomic_long_read(&t->nr_chunks) > target)
+		fair = own = kmalloc(sizeof(*fair), GFP_KERNEL |
+				     __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (!t->owners)
+		fair = NULL;
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
 	if (sieve)
@@ -821,7 +907,7 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 	else
 		dropped = swap_prefetch_tracker_trim_oldest(t, target);
 	spin_unlock(&t->lock);
-	kfree(fair);
+	kfree(own);
 	return dropped;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_trim);
@@ -886,6 +972,31 @@ swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t, int type)
 	return removed;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_purge);
+
+/**
+ * swap_prefetch_tracker_stop - stop recording and forget everything
+ * @t: the tracker
+ *
+ * A reclaimer may still be on its way into swap_prefetch_tracker_add()
+ * when recording is switched off: the flag is set before the purge takes
+ * each shard's lock, so what such a reclaimer records is purged, or it
+ * records nothing.  The tracker then holds no memory.
+ *
+ * Return: the number of entries freed.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_tracker_stop(struct swap_prefetch_tracker *t)
+{
+	WRITE_ONCE(t->stopped, true);
+	return swap_prefetch_tracker_purge(t, -1);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_stop);
+
+/* Record again after swap_prefetch_tracker_stop(). */
+static void swap_prefetch_tracker_start(struct swap_prefetch_tracker *t)
+{
+	WRITE_ONCE(t->stopped, false);
+}
 
 /* Add a chunk's live entries to @counts; returns them. */
 static unsigned int swap_prefetch_chunk_count(struct swap_prefetch_tracker *t,
@@ -992,56 +1103,74 @@ swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_zones_short);
 
-/**
- * swap_prefetch_trend_slack - how far available memory may fall per window
- * @window: the window in jiffies
- *
- * Memory that comes and goes within a window is churn, whatever its size;
- * the most memory seen in a window moves only with small kernel noise,
- * unless a job grows.  1 MiB a second is a job growing.
- *
- * Return: the slack in pages: 1 MiB per second of @window, at least
- * %SWAP_PREFETCH_TREND_MIN_SLACK pages.
- */
-VISIBLE_IF_KUNIT unsigned long swap_prefetch_trend_slack(unsigned long window)
+/* The @age-th window of @tr, 0 the current one, up to @tr->nr - 1. */
+static struct swap_prefetch_trend_window *
+swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
 {
-	return max_t(unsigned long, window * (SZ_1M >> PAGE_SHIFT) / HZ,
-		     SWAP_PREFETCH_TREND_MIN_SLACK);
+	return &tr->win[(tr->cur + SWAP_PREFETCH_TREND_WINDOWS - age) %
+			SWAP_PREFETCH_TREND_WINDOWS];
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_slack);
 
 /**
  * swap_prefetch_trend_update - add a sample of available memory
- * @tr: the trend
+ * @tr: the trend; all zeroes is a trend that knows nothing yet
  * @avail: memory that can be had without I/O, in pages, with what
  *	kprefetchd itself read added back
+ * @freed: pages freed so far (a free-running count, PGFREE)
  * @now: the current time in jiffies
  * @window: length of a window in jiffies, at least 1
- * @slack: how far the most memory seen may fall from one window to the
- *	next and still count as steady
  *
- * Return: true unless two windows have closed and the last one did not
- * fall: a trend that is not known yet is not steady.
+ * A job that grows takes memory and keeps it; churn (a garbage collector,
+ * a browser tab, a timer's short-lived process) gives back what it takes.
+ * Sampled once a second, churn is caught in the middle of a burst as
+ * often as not, and a sampler whose pace nears the churn's sees a burst
+ * at every sample for a while: a point sample cannot tell a dip from a
+ * fall.  So memory counts as falling only when the newest sample is below
+ * the most seen over the last %SWAP_PREFETCH_TREND_WINDOWS windows by
+ * more than %SWAP_PREFETCH_TREND_SLACK and by more than the most that was
+ * freed within any two adjacent windows of them: churn at any pace up to
+ * the span of two windows has freed a whole burst within two windows, and
+ * cannot hold more than that at a sample.  A job that grows frees nothing
+ * of what it took, and is seen as soon as it has grown by the slack.
+ *
+ * Return: true if available memory is falling, or if the trend has not
+ * yet seen %SWAP_PREFETCH_TREND_WINDOWS windows: one not known is not
+ * steady.
  */
 VISIBLE_IF_KUNIT bool
 swap_prefetch_trend_update(struct swap_prefetch_trend *tr, unsigned long avail,
-			   unsigned long now, unsigned long window,
-			   unsigned long slack)
+			   unsigned long freed, unsigned long now,
+			   unsigned long window)
 {
-	if (!tr->valid) {
-		*tr = (struct swap_prefetch_trend){
-			.start = now, .cur_max = avail, .valid = true,
+	struct swap_prefetch_trend_window *w = swap_prefetch_trend_window(tr, 0);
+	unsigned long most = 0, turnover = 0, end, start;
+	unsigned int age;
+
+	if (!tr->nr || time_after_eq(now, w->start + window)) {
+		/* Windows keep to a grid: samples a second apart fill each. */
+		start = tr->nr ? w->start + (now - w->start) / window * window :
+				 now;
+		if (tr->nr)
+			tr->cur = (tr->cur + 1) % SWAP_PREFETCH_TREND_WINDOWS;
+		tr->nr = min(tr->nr + 1, SWAP_PREFETCH_TREND_WINDOWS);
+		w = swap_prefetch_trend_window(tr, 0);
+		*w = (struct swap_prefetch_trend_window){
+			.start = start, .most = avail, .freed = freed,
 		};
-	} else if (time_before(now, tr->start + window)) {
-		tr->cur_max = max(tr->cur_max, avail);
 	} else {
-		tr->falling = tr->windows && tr->prev_max > tr->cur_max + slack;
-		tr->windows = min(tr->windows + 1, 2U);
-		tr->prev_max = tr->cur_max;
-		tr->cur_max = avail;
-		tr->start = now;
+		w->most = max(w->most, avail);
 	}
-	return tr->windows < 2 || tr->falling;
+	for (age = 0; age < tr->nr; age++) {
+		w = swap_prefetch_trend_window(tr, age);
+		most = max(most, w->most);
+		/* Freed in this window and the next one, up to now. */
+		end = age >= 2 ? swap_prefetch_trend_window(tr, age - 2)->freed :
+				 freed;
+		turnover = max(turnover, end - w->freed);
+	}
+	if (tr->nr < SWAP_PREFETCH_TREND_WINDOWS)
+		return true;
+	return most > avail + SWAP_PREFETCH_TREND_SLACK + turnover;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_update);
 
@@ -1386,6 +1515,26 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr, int nid)
 }
 
 /**
+ * __swap_prefetch_record_shmem - remember shmem entries just written out
+ * @entry: the first swap entry
+ * @nr: the number of pages
+ * @nid: the node the pages were on
+ *
+ * shmem has unlocked the folio by now, so the device is pinned for the
+ * record: a swapoff that has begun refuses the pin, and one that begins
+ * meanwhile waits for it before its purge, which then covers the record.
+ */
+void __swap_prefetch_record_shmem(swp_entry_t entry, unsigned long nr, int nid)
+{
+	struct swap_info_struct *si = get_swap_device(entry);
+
+	if (!si)
+		return;
+	__swap_prefetch_record(entry, nr, nid);
+	put_swap_device(si);
+}
+
+/**
  * swap_prefetch_folio_unused - did prefetch read this folio for nothing?
  * @folio: a locked folio in the swap cache
  *
@@ -1407,11 +1556,14 @@ bool swap_prefetch_folio_unused(struct folio *folio)
  * @index: the entry's index in it
  *
  * kprefetchd's read did not count as a refault (workingset_refault() is
- * skipped for it): the first real use does, as it would have without
- * prefetch, so that the kernel's thrashing detection still sees it.
+ * skipped for it): the first real use counts in WORKINGSET_REFAULT_ANON,
+ * as it would have without prefetch.  Only the counter: activation,
+ * PG_workingset and PSI do not see that refault.
  *
- * Takes the swap cache's xarray lock, which the swap-in paths take anyway
- * to add and delete folios, and only for an entry that is marked.
+ * The lookup was lockless, and @folio may have left the swap cache since
+ * and another prefetched folio taken its index: the mark is cleared only
+ * if the entry is still @folio.  Takes the swap cache's xarray lock, and
+ * only for an entry that is marked.
  */
 void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 			      pgoff_t index)
@@ -1422,8 +1574,7 @@ void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 	if (!xa_get_mark(&space->i_pages, index, SWAP_PREFETCH_MARK))
 		return;
 	xas_lock_irq(&xas);
-	xas_load(&xas);
-	if (xas_get_mark(&xas, SWAP_PREFETCH_MARK)) {
+	if (xas_load(&xas) == folio && xas_get_mark(&xas, SWAP_PREFETCH_MARK)) {
 		used = true;
 		refault = xas_get_mark(&xas, SWAP_PREFETCH_REFAULT_MARK);
 		xas_clear_mark(&xas, SWAP_PREFETCH_MARK);
@@ -1458,24 +1609,31 @@ void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
 }
 EXPORT_SYMBOL_IF_KUNIT(__swap_prefetch_note_drop);
 
-/*
- * Mark a folio that kprefetchd has just added to the swap cache, and
- * whether its read replaced a shadow entry (@refault).
+/**
+ * __swap_prefetch_mark_new - mark a folio kprefetchd adds to the swap cache
+ * @xas: the folio's entry, just stored, with the swap cache's xarray locked
+ * @refault: the folio replaced a shadow entry
+ *
+ * Marked under the lock that publishes the folio, so that a lookup that
+ * finds it always finds it marked and counts its use.
  */
-static void kprefetchd_mark_unused(struct folio *folio, bool refault)
+void __swap_prefetch_mark_new(struct xa_state *xas, bool refault)
 {
-	struct address_space *space = swap_address_space(folio->swap);
-	pgoff_t index = swap_cache_index(folio->swap);
-
-	/* Locked for the read: it cannot leave the swap cache meanwhile. */
-	xa_lock_irq(&space->i_pages);
-	__xa_set_mark(&space->i_pages, index, SWAP_PREFETCH_MARK);
+	xas_set_mark(xas, SWAP_PREFETCH_MARK);
 	if (refault)
-		__xa_set_mark(&space->i_pages, index,
-			      SWAP_PREFETCH_REFAULT_MARK);
-	xa_unlock_irq(&space->i_pages);
+		xas_set_mark(xas, SWAP_PREFETCH_REFAULT_MARK);
 	percpu_counter_inc(&swap_prefetch_nr_unused);
 }
+EXPORT_SYMBOL_IF_KUNIT(__swap_prefetch_mark_new);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Pages read and not yet used or dropped, exactly; for KUnit. */
+VISIBLE_IF_KUNIT s64 swap_prefetch_unused_pages(void)
+{
+	return percpu_counter_sum(&swap_prefetch_nr_unused);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_unused_pages);
+#endif
 
 /**
  * swap_prefetch_forget_type - forget every entry of a swapped-off device
@@ -1566,34 +1724,36 @@ static unsigned int kprefetchd_nodes_short(nodemask_t *room)
 }
 
 /*
- * Memory that can be had without I/O: free pages and the file LRUs.  A
- * page-cache reader moves memory from one to the other and is no growing
- * job.  What kprefetchd read itself is added back.
+ * Memory that can be had without I/O: free pages, the file LRUs and
+ * reclaimable slab.  A page-cache reader moves memory from one to the
+ * other and is no growing job, nor is an indexer's dentry cache.  What
+ * kprefetchd read itself is added back.
  */
 static unsigned long kprefetchd_avail_pages(void)
 {
 	return global_zone_page_state(NR_FREE_PAGES) +
 	       global_node_page_state(NR_ACTIVE_FILE) +
-	       global_node_page_state(NR_INACTIVE_FILE) + kprefetchd_own_reads;
+	       global_node_page_state(NR_INACTIVE_FILE) +
+	       global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
+	       kprefetchd_own_reads;
 }
 
 static void kprefetchd_reset_trend(void)
 {
-	kprefetchd_trend.valid = false;
+	kprefetchd_trend.nr = 0;
 }
 
 /*
  * Is free memory falling, or not yet known to be steady?  Windows of a
- * quarter of the delay: a job that starts growing is seen within two of
- * them, before the delay is over.
+ * quarter of the delay, so that the trend spans about one delay.  Reads
+ * the vm events kprefetchd_read_activity() summed just before.
  */
 static bool kprefetchd_free_falling(unsigned long delay)
 {
-	unsigned long window = max(delay / 4, 1UL);
-
 	return swap_prefetch_trend_update(&kprefetchd_trend,
-					  kprefetchd_avail_pages(), jiffies,
-					  window, swap_prefetch_trend_slack(window));
+					  kprefetchd_avail_pages(),
+					  kprefetchd_events[PGFREE], jiffies,
+					  max(delay / 4, 1UL));
 }
 
 /*
@@ -1703,9 +1863,7 @@ static bool kprefetchd_cpu_busy(void)
 
 /*
  * Pages read and not yet used or dropped, give or take the counts that
- * CPUs have not folded in yet.  A fault that finds a folio in the moment
- * between its insertion and its mark is not seen as a use: that page
- * counts as unused until it leaves the swap cache.
+ * CPUs have not folded in yet.
  */
 static unsigned long kprefetchd_unused_pages(void)
 {
@@ -1929,7 +2087,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 		goto out;
 	}
 	if (allocated) {
-		kprefetchd_mark_unused(folio, shadow);
+		/* add_to_swap_cache() marked it (swap_prefetch_note_add()). */
 		swap_read_folio(folio, splug);
 		/* The caller waits for the read, then drops the reference. */
 		*foliop = folio;
@@ -1986,8 +2144,14 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 	for (i = 0; i < nr; i++) {
 		outcome = kprefetchd_read_one(&kprefetchd_batch[i], splug,
 					      &kprefetchd_folios[*nr_read]);
-		if (outcome == KPREFETCHD_FAILED)
+		if (outcome == KPREFETCHD_FAILED) {
+			/* The rest is still the newest: the next round's. */
+			count_vm_events(SWAP_PREFETCH_NOMEM_PAGES,
+					swap_prefetch_tracker_unpop(&swap_prefetch_global,
+								    kprefetchd_batch + i,
+								    nr - i, nr_stale));
 			return SWAP_PREFETCH_STOP_NOMEM;
+		}
 		*nr_read += outcome == KPREFETCHD_READ;
 		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
 		*nr_stale += outcome == KPREFETCHD_STALE;
@@ -1997,18 +2161,35 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 }
 
 /*
- * Wait for a read and drop kprefetchd's reference.  A page still unused
- * goes to the tail of the inactive list (MGLRU: the oldest generation),
- * where reclaim looks first: it is a guess, it can go without I/O, and it
- * must not push out what the workload used more recently.  The rotation
- * is batched; the caller drains it.
+ * Wait for the round's reads, then drop kprefetchd's references.  A page
+ * still unused goes to the tail of the inactive list (MGLRU: the oldest
+ * generation), where reclaim looks first: it is a guess, it can go
+ * without I/O, and it must not push out what the workload used more
+ * recently.  Only a folio on the LRU can be moved: one that is still in
+ * the lru_add batch of a CPU kprefetchd ran on before it was moved is
+ * added there first, once for the round.  The rotation is batched on
+ * this CPU; the caller drains it.
  */
-static void kprefetchd_finish_read(struct folio *folio)
+static void kprefetchd_finish_reads(struct folio **folios, unsigned int nr)
 {
-	folio_wait_locked(folio);
-	if (folio_test_swapcache(folio) && !folio_mapped(folio))
+	bool drained = false;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		folio_wait_locked(folios[i]);
+	for (i = 0; i < nr; i++) {
+		struct folio *folio = folios[i];
+
+		if (!folio_test_swapcache(folio) || folio_mapped(folio))
+			continue;
+		if (!folio_test_lru(folio) && !drained) {
+			lru_add_drain_all();
+			drained = true;
+		}
 		folio_rotate_reclaimable(folio);
-	folio_put(folio);
+	}
+	for (i = 0; i < nr; i++)
+		folio_put(folios[i]);
 }
 
 /* Read up to @batch of the newest entries; returns the pages read. */
@@ -2062,8 +2243,7 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	 * most one batch is ever queued ahead of a returning user's faults,
 	 * and the rate follows what the device really delivers.
 	 */
-	for (i = 0; i < nr_read; i++)
-		kprefetchd_finish_read(kprefetchd_folios[i]);
+	kprefetchd_finish_reads(kprefetchd_folios, nr_read);
 	lru_add_drain();
 	return nr_read;
 }
@@ -2251,51 +2431,46 @@ static int kprefetchd(void *unused)
  * drop, so it has no seeks, like the shrinkers of other clean caches: each
  * reclaim pass on a node drops that node's, up to half of those of all
  * nodes, and counts them as reclaimed, so that the LRUs give up that much
- * less.  Dropped as reclaim drops them, with a shadow entry and, if
- * anonymous, a new record: once memory is free again kprefetchd reads them
- * back.
+ * less.  Dropped as reclaim drops them, with a shadow entry; they are
+ * not recorded again (they were never mapped: swap_prefetch_nr_to_track()),
+ * so prefetch does not read back what it gave up.
  */
 
 /* A batch of folios found under RCU, isolated and dropped outside it. */
 #define SWAP_PREFETCH_YIELD_BATCH	32
 
 /*
- * Drop one folio if it is still an unused prefetched page in the swap
- * cache that nothing maps; takes over the caller's reference.  The folio
- * lock keeps a fault from mapping it meanwhile; a fault that holds a
- * reference, or a writer, makes the removal fail.
+ * Isolate one folio onto @list if it is still an unused prefetched page in
+ * the swap cache that nothing maps; takes over the caller's reference.
+ * The folio lock keeps a fault from mapping it while it is looked at.
  */
-static bool swap_prefetch_yield_folio(struct folio *folio)
+static bool swap_prefetch_yield_isolate(struct folio *folio,
+					struct list_head *list)
 {
-	bool dropped = false;
+	bool unused = false;
 
-	if (!folio_isolate_lru(folio)) {
-		folio_put(folio);
-		return false;
-	}
-	/* The isolation holds a reference of its own. */
-	folio_put(folio);
 	if (folio_trylock(folio)) {
-		if (folio_test_swapcache(folio) &&
-		    swap_prefetch_folio_unused(folio) &&
-		    !folio_mapped(folio) && !folio_test_writeback(folio)) {
-			swap_prefetch_record(folio,
-					     swap_prefetch_nr_to_track(folio, false));
-			dropped = swap_prefetch_reclaim_folio(folio);
-		}
+		unused = folio_test_swapcache(folio) &&
+			 swap_prefetch_folio_unused(folio) &&
+			 !folio_mapped(folio) && !folio_test_writeback(folio);
 		folio_unlock(folio);
 	}
-	if (dropped)
-		folio_put(folio);
+	if (unused && folio_isolate_lru(folio))
+		list_add(&folio->lru, list);
 	else
-		folio_putback_lru(folio);
-	return dropped;
+		unused = false;
+	/* The isolation holds a reference of its own. */
+	folio_put(folio);
+	return unused;
 }
 
 /*
  * Drop the unused prefetched folios of node @nid in one swap cache address
  * space, looking at no more than *@budget of them; returns the number
- * dropped.
+ * dropped.  They go the way MADV_PAGEOUT's do, through reclaim_pages(),
+ * which takes them off the LRU's books (PG_active included: MGLRU sets it
+ * at isolation for its two youngest generations), leaves a shadow entry
+ * and puts back what it cannot drop.
  */
 static unsigned long swap_prefetch_yield_space(struct address_space *space,
 					       int nid, unsigned long *budget)
@@ -2304,6 +2479,7 @@ static unsigned long swap_prefetch_yield_space(struct address_space *space,
 	struct folio *batch[SWAP_PREFETCH_YIELD_BATCH], *folio;
 	unsigned long dropped = 0;
 	unsigned int i, nr;
+	LIST_HEAD(list);
 
 	do {
 		nr = 0;
@@ -2327,7 +2503,8 @@ static unsigned long swap_prefetch_yield_space(struct address_space *space,
 		}
 		rcu_read_unlock();
 		for (i = 0; i < nr; i++)
-			dropped += swap_prefetch_yield_folio(batch[i]);
+			swap_prefetch_yield_isolate(batch[i], &list);
+		dropped += reclaim_pages(&list);
 		*budget -= nr;
 	} while (nr == ARRAY_SIZE(batch) && *budget);
 	return dropped;
@@ -2444,11 +2621,12 @@ static void swap_prefetch_apply_enabled(void)
 {
 	lockdep_assert_held(&swap_prefetch_mutex);
 	if (READ_ONCE(swap_prefetch_on)) {
+		swap_prefetch_tracker_start(&swap_prefetch_global);
 		static_branch_enable(&swap_prefetch_enabled_key);
 	} else {
 		static_branch_disable(&swap_prefetch_enabled_key);
 		/* Off means off: nothing recorded is kept for later. */
-		swap_prefetch_tracker_purge(&swap_prefetch_global, -1);
+		swap_prefetch_tracker_stop(&swap_prefetch_global);
 	}
 }
 
@@ -2661,6 +2839,7 @@ static int __init swap_prefetch_init(void)
 	swap_prefetch_tracker_init(&swap_prefetch_global, shards, nr_node_ids,
 				   totalram_pages() / 1024);
 	swap_prefetch_global.owners = kprefetchd_owners;
+	swap_prefetch_global.fair = &kprefetchd_fair;
 
 	thread = kthread_run(kprefetchd, NULL, "kprefetchd");
 	if (IS_ERR(thread)) {

@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
+#include <linux/writeback.h>
 #include <linux/xarray.h>
 
 #ifdef CONFIG_SWAP_PREFETCH
@@ -23,12 +24,13 @@ DECLARE_STATIC_KEY_FALSE(swap_prefetch_enabled_key);
 extern struct task_struct *kprefetchd_task;
 
 void __swap_prefetch_record(swp_entry_t entry, unsigned long nr, int nid);
+void __swap_prefetch_record_shmem(swp_entry_t entry, unsigned long nr, int nid);
 void swap_prefetch_forget_type(int type);
 bool swap_prefetch_folio_unused(struct folio *folio);
 void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 			      pgoff_t index);
 void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow);
-bool swap_prefetch_reclaim_folio(struct folio *folio);
+void __swap_prefetch_mark_new(struct xa_state *xas, bool refault);
 
 /*
  * A page that kprefetchd read and nobody has used yet carries this mark
@@ -46,18 +48,28 @@ bool swap_prefetch_reclaim_folio(struct folio *folio);
  */
 #define SWAP_PREFETCH_REFAULT_MARK	XA_MARK_1
 
+/*
+ * kprefetchd's reads are not refaults: they must not count as workingset
+ * refaults, activate the folio or stall in PSI.
+ */
+static inline bool current_is_kprefetchd(void)
+{
+	return current == READ_ONCE(kprefetchd_task);
+}
+
 /**
  * swap_prefetch_nr_to_track - how many entries of a folio reclaim may record
  * @folio: a locked folio that reclaim is about to remove from the swap cache
  * @on_purpose: reclaim was asked for (MADV_PAGEOUT, memory.reclaim)
  *
  * Must be sampled before __remove_mapping(), which clears folio->swap.
- * Anonymous folios and shmem folios count.  A swap cache folio that is
- * not anonymous is either shmem's, on its way out, or one that was read
- * and never used: readahead's (still %PG_readahead) or prefetch's (still
- * marked).  Those must not be recorded again, or prefetch would read back
- * what reclaim just dropped, forever.  Pages pushed out on purpose are
- * not wanted soon, so they are not recorded either.
+ * Only anonymous folios count here: a process mapped them.  A swap cache
+ * folio that is not anonymous was never mapped since it was read: one
+ * that readahead, MADV_WILLNEED, zswap's writeback or prefetch itself
+ * read and nobody used - zswap chose it as the coldest of its pool - or
+ * shmem's, which shmem records as it writes it out
+ * (swap_prefetch_record_shmem()).  Pages pushed out on purpose are not
+ * wanted soon, so they are not recorded either.
  *
  * Return: the number of swap entries to record, or 0.
  */
@@ -66,10 +78,7 @@ static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
 {
 	if (!static_branch_unlikely(&swap_prefetch_enabled_key) || on_purpose)
 		return 0;
-	if (!folio_test_swapcache(folio))
-		return 0;
-	if (!folio_test_anon(folio) &&
-	    (folio_test_readahead(folio) || swap_prefetch_folio_unused(folio)))
+	if (!folio_test_swapcache(folio) || !folio_test_anon(folio))
 		return 0;
 	return folio_nr_pages(folio);
 }
@@ -83,6 +92,33 @@ static inline void swap_prefetch_record(struct folio *folio, unsigned long nr)
 {
 	if (nr && static_branch_unlikely(&swap_prefetch_enabled_key))
 		__swap_prefetch_record(folio->swap, nr, folio_nid(folio));
+}
+
+/*
+ * shmem_writepage() has just handed @nr pages of shmem, from node @nid,
+ * to swap @entry on and after for reclaim (@wbc->for_reclaim): zswap has
+ * taken them or their write has started.  They were in use, as the
+ * anonymous pages reclaim records are.
+ */
+static inline void swap_prefetch_record_shmem(swp_entry_t entry,
+					      unsigned long nr, int nid,
+					      struct writeback_control *wbc)
+{
+	if (static_branch_unlikely(&swap_prefetch_enabled_key) &&
+	    wbc->for_reclaim)
+		__swap_prefetch_record_shmem(entry, nr, nid);
+}
+
+/*
+ * add_to_swap_cache() stored a folio at @xas, with the xarray locked,
+ * replacing a shadow entry if @refault: if kprefetchd is reading it, it
+ * is marked there, before any lookup can find it.
+ */
+static inline void swap_prefetch_note_add(struct xa_state *xas, bool refault)
+{
+	if (static_branch_unlikely(&swap_prefetch_enabled_key) &&
+	    current_is_kprefetchd())
+		__swap_prefetch_mark_new(xas, refault);
 }
 
 /*
@@ -109,15 +145,6 @@ static inline void swap_prefetch_note_drop(struct xa_state *xas, void *shadow)
 		__swap_prefetch_note_drop(xas, shadow);
 }
 
-/*
- * kprefetchd's reads are not refaults: they must not count as workingset
- * refaults, activate the folio or stall in PSI.
- */
-static inline bool current_is_kprefetchd(void)
-{
-	return current == READ_ONCE(kprefetchd_task);
-}
-
 #else /* !CONFIG_SWAP_PREFETCH */
 
 static inline unsigned long swap_prefetch_nr_to_track(struct folio *folio,
@@ -131,6 +158,16 @@ static inline void swap_prefetch_record(struct folio *folio, unsigned long nr)
 }
 
 static inline void swap_prefetch_forget_type(int type)
+{
+}
+
+static inline void swap_prefetch_record_shmem(swp_entry_t entry,
+					      unsigned long nr, int nid,
+					      struct writeback_control *wbc)
+{
+}
+
+static inline void swap_prefetch_note_add(struct xa_state *xas, bool refault)
 {
 }
 
@@ -207,6 +244,9 @@ struct swap_prefetch_shard {
 typedef unsigned int (*swap_prefetch_sieve_t)(unsigned int type, u32 *offsets,
 					      unsigned int nr);
 
+/* A fair trim's scratch memory (mm/swap_prefetch.c). */
+struct swap_prefetch_fair;
+
 /*
  * Writes into @ids the owner of each of the @nr offsets of swap @type:
  * its memory cgroup's id, 0 for none.  Returns false if it cannot tell
@@ -230,6 +270,8 @@ typedef bool (*swap_prefetch_owners_t)(unsigned int type, const u32 *offsets,
  * @owners: tells whose each entry is, so that a trim takes from the
  *	groups that hold the most (see swap_prefetch_fair_level()); NULL:
  *	a trim takes the oldest entries, whoever's they are
+ * @fair: scratch memory for a fair trim, or NULL to allocate it per trim
+ * @stopped: set by swap_prefetch_tracker_stop(): records are refused
  */
 struct swap_prefetch_tracker {
 	struct swap_prefetch_shard __percpu *shards;
@@ -242,6 +284,8 @@ struct swap_prefetch_tracker {
 	unsigned long trim;
 	unsigned int gen[MAX_SWAPFILES];
 	swap_prefetch_owners_t owners;
+	struct swap_prefetch_fair *fair;
+	bool stopped;
 };
 
 /**
@@ -360,31 +404,40 @@ enum swap_prefetch_activity_item {
 /* Others' share of all CPUs' time, in percent, above which prefetch waits. */
 #define SWAP_PREFETCH_CPU_BUSY_PCT	50
 
-/* The least fall per window of the trend that counts: 512 KiB. */
-#define SWAP_PREFETCH_TREND_MIN_SLACK	(SZ_512K >> PAGE_SHIFT)
+/*
+ * How far available memory may fall below the most seen over the trend's
+ * span, beyond what was freed meanwhile, and still be steady: kernel
+ * noise.  A job that grows by 2 MiB/s passes it within half a second.
+ */
+#define SWAP_PREFETCH_TREND_SLACK	(SZ_1M >> PAGE_SHIFT)
+/* The trend's span in windows: with windows of a quarter, one delay. */
+#define SWAP_PREFETCH_TREND_WINDOWS	5
+
+/**
+ * struct swap_prefetch_trend_window - one window of the trend
+ * @start: jiffies at which it began
+ * @most: the most memory available at a sample in it
+ * @freed: pages freed so far (PGFREE), at its first sample
+ */
+struct swap_prefetch_trend_window {
+	unsigned long start;
+	unsigned long most;
+	unsigned long freed;
+};
 
 /**
  * struct swap_prefetch_trend - is free memory steady, or falling?
- * @start: jiffies at which the current window began
- * @cur_max: the most memory available in the current window
- * @prev_max: the most memory available in the previous window
- * @windows: windows closed since the trend was reset, up to 2
- * @falling: the last window closed lower than the one before it
- * @valid: @start and @cur_max hold a sample
+ * @win: the last windows, a ring
+ * @cur: the current window in @win
+ * @nr: windows begun since the trend was reset, up to
+ *	%SWAP_PREFETCH_TREND_WINDOWS; 0: reset
  *
- * A job that allocates faster than it frees is about to need the memory
- * prefetch would fill; churn that frees what it takes is not.  Compared
- * window by window, the most memory seen in each hides churn's dips (any
- * sample between two of its cycles sees all of it free) and shows a
- * steady decline.
+ * See swap_prefetch_trend_update().
  */
 struct swap_prefetch_trend {
-	unsigned long start;
-	unsigned long cur_max;
-	unsigned long prev_max;
-	unsigned int windows;
-	bool falling;
-	bool valid;
+	struct swap_prefetch_trend_window win[SWAP_PREFETCH_TREND_WINDOWS];
+	unsigned int cur;
+	unsigned int nr;
 };
 
 /**
@@ -453,6 +506,11 @@ unsigned int swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 				       struct swap_prefetch_candidate *c,
 				       unsigned int max, const nodemask_t *nodes,
 				       unsigned long *stale);
+unsigned int swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
+					 const struct swap_prefetch_candidate *c,
+					 unsigned int nr, unsigned long *stale);
+unsigned long swap_prefetch_tracker_stop(struct swap_prefetch_tracker *t);
+s64 swap_prefetch_unused_pages(void);
 bool swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 				  struct swap_prefetch_shard *shard,
 				  swp_entry_t entry, unsigned long nr, int nid);
@@ -473,10 +531,9 @@ unsigned int swap_prefetch_fair_level(const unsigned int *counts,
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);
-unsigned long swap_prefetch_trend_slack(unsigned long window);
 bool swap_prefetch_trend_update(struct swap_prefetch_trend *tr,
-				unsigned long avail, unsigned long now,
-				unsigned long window, unsigned long slack);
+				unsigned long avail, unsigned long freed,
+				unsigned long now, unsigned long window);
 bool swap_prefetch_cpu_busy(u64 others_ns, u64 capacity_ns);
 enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);

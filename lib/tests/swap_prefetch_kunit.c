@@ -113,6 +113,17 @@ static unsigned int odd_are_dead(unsigned int type, u32 *offsets,
 	return kept;
 }
 
+static unsigned long vm_event(struct kunit *test, enum vm_event_item item)
+{
+	unsigned long *events;
+
+	events = kunit_kcalloc(test, NR_VM_EVENT_ITEMS, sizeof(*events),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, events);
+	all_vm_events(events);
+	return events[item];
+}
+
 /* An empty tracker holds no memory: nothing is allocated before a record. */
 static void swap_prefetch_test_tracker_empty(struct kunit *test)
 {
@@ -853,6 +864,74 @@ static void swap_prefetch_test_tracker_trim_many_groups(struct kunit *test)
 				(pgoff_t)(12 * SLOTS - 1 - i));
 }
 
+/*
+ * A record that the cap refuses, on a shard with no chunk of its own to
+ * start over, is lost to the cap, not to a lack of memory.
+ */
+static void swap_prefetch_test_tracker_cap_counts_recycled(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 1);
+	unsigned long nomem = vm_event(test, SWAP_PREFETCH_NOMEM_PAGES);
+	unsigned long recycled = vm_event(test, SWAP_PREFETCH_RECYCLED_PAGES);
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 3), 3L);
+	/* Node 1 has no open chunk, and the cap allows no second one. */
+	swap_prefetch_tracker_record(t, shard_nr(t, 0), swp_entry(0, 100), 2, 1);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_NOMEM_PAGES), nomem);
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_RECYCLED_PAGES),
+			recycled + 2);
+}
+
+/*
+ * What a round popped and did not read goes back as the newest, in the
+ * order it was popped, and nothing is lost or duplicated: entries read
+ * plus entries still tracked are the entries recorded.  Entries of a
+ * device purged meanwhile do not come back.
+ */
+static void swap_prefetch_test_tracker_unpop(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_candidate got[32], again[32];
+	unsigned long counts[2], stale = 0;
+	unsigned int i, n;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 100), 100L);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 500, 4), 4L);
+	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL, &stale);
+	KUNIT_ASSERT_EQ(test, n, 32U);
+	/* Read the first 12; the 13th fails and the rest goes back. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_unpop(t, got + 12, n - 12,
+							  &stale), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2),
+			104UL - 12);
+	n = swap_prefetch_tracker_pop(t, again, n - 12, NULL, &stale);
+	KUNIT_ASSERT_EQ(test, n, 20U);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, again[i].entry.val, got[12 + i].entry.val,
+				    "position %u", i);
+	/* Given back after its device was purged: dropped as stale. */
+	swap_prefetch_tracker_purge(t, 0);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_unpop(t, again, n, &stale),
+			0U);
+	KUNIT_EXPECT_EQ(test, stale, (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2), 0UL);
+}
+
+/*
+ * Switched off, the tracker holds nothing and takes nothing, even from a
+ * reclaimer that passed the static key before it was switched: "off
+ * means off".
+ */
+static void swap_prefetch_test_tracker_stop(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 10), 10L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_stop(t), 10UL);
+	KUNIT_EXPECT_EQ(test, add(t, 0, 0, 10, 10), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+}
+
 static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_empty),
 	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
@@ -860,6 +939,9 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
 	KUNIT_CASE(swap_prefetch_test_tracker_nomem_keeps_records),
+	KUNIT_CASE(swap_prefetch_test_tracker_cap_counts_recycled),
+	KUNIT_CASE(swap_prefetch_test_tracker_unpop),
+	KUNIT_CASE(swap_prefetch_test_tracker_stop),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_dead_first),
 	KUNIT_CASE_PARAM(swap_prefetch_test_fair_level, fair_gen_params),
 	KUNIT_CASE(swap_prefetch_test_tracker_trim_fair),
@@ -881,17 +963,6 @@ static struct kunit_suite swap_prefetch_tracker_suite = {
 	.exit = swap_prefetch_tracker_exit,
 	.test_cases = swap_prefetch_tracker_cases,
 };
-
-static unsigned long vm_event(struct kunit *test, enum vm_event_item item)
-{
-	unsigned long *events;
-
-	events = kunit_kcalloc(test, NR_VM_EVENT_ITEMS, sizeof(*events),
-			       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, events);
-	all_vm_events(events);
-	return events[item];
-}
 
 /*
  * Swap-out that finds its shard locked (by kprefetchd collecting it, or
@@ -978,7 +1049,7 @@ static void mark_test_store(struct kunit *test, struct mark_test *m,
 	xas_lock_irq(&xas);
 	xas_store(&xas, entry);
 	if (marked)
-		xas_set_mark(&xas, SWAP_PREFETCH_MARK);
+		__swap_prefetch_mark_new(&xas, false);
 	xas_unlock_irq(&xas);
 	KUNIT_ASSERT_FALSE(test, xas_error(&xas));
 }
@@ -1005,12 +1076,14 @@ static void swap_prefetch_test_mark_used_once(struct kunit *test)
 	struct mark_test *m = new_mark_test(test);
 	unsigned long used = vm_event(test, SWAP_PREFETCH_USED_PAGES);
 
-	mark_test_store(test, m, 5, &m->folio_stand_in, true);
-	mark_test_store(test, m, 6, &m->folio_stand_in, false);
-	swap_prefetch_note_use(NULL, &m->space, 6);
+	struct folio *folio = (struct folio *)&m->folio_stand_in;
+
+	mark_test_store(test, m, 5, folio, true);
+	mark_test_store(test, m, 6, folio, false);
+	swap_prefetch_note_use(folio, &m->space, 6);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED_PAGES), used);
-	swap_prefetch_note_use(NULL, &m->space, 5);
-	swap_prefetch_note_use(NULL, &m->space, 5);
+	swap_prefetch_note_use(folio, &m->space, 5);
+	swap_prefetch_note_use(folio, &m->space, 5);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED_PAGES), used + 1);
 	KUNIT_EXPECT_FALSE(test, marked(m, 5));
 	KUNIT_EXPECT_FALSE(test, xa_marked(&m->space.i_pages, SWAP_PREFETCH_MARK));
@@ -1068,6 +1141,8 @@ static void swap_prefetch_test_mark_not_inherited(struct kunit *test)
 	mark_test_store(test, m, 7, &m->folio_stand_in, true);
 	mark_test_store(test, m, 7, shadow, false);
 	KUNIT_EXPECT_TRUE(test, marked(m, 7));
+	/* The drop hook clears it from the shadow too, and counts it. */
+	mark_test_delete(m, 7, NULL);
 
 	mark_test_store(test, m, 8, &m->folio_stand_in, true);
 	mark_test_delete(m, 8, shadow);
@@ -1096,16 +1171,60 @@ static void swap_prefetch_test_mark_dropped_freed(struct kunit *test)
 	xa_destroy(&m->space.i_pages);
 }
 
+/*
+ * A lockless lookup found a folio that has since left the swap cache, and
+ * another prefetched folio now sits at its index: the stale finder's use
+ * is not the new folio's.
+ */
+static void swap_prefetch_test_mark_other_folio(struct kunit *test)
+{
+	struct mark_test *m = new_mark_test(test);
+	unsigned long used = vm_event(test, SWAP_PREFETCH_USED_PAGES);
+	unsigned long other;
+
+	mark_test_store(test, m, 11, &m->folio_stand_in, true);
+	swap_prefetch_note_use((struct folio *)&other, &m->space, 11);
+	KUNIT_EXPECT_TRUE(test, marked(m, 11));
+	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_USED_PAGES), used);
+	mark_test_delete(m, 11, NULL);
+	xa_destroy(&m->space.i_pages);
+}
+
+/*
+ * Every page marked is counted unused until it is used or dropped, once:
+ * the suite leaves kprefetchd's count of unused pages as it found it.
+ */
+static int swap_prefetch_mark_init(struct kunit *test)
+{
+	s64 *before = kunit_kzalloc(test, sizeof(*before), GFP_KERNEL);
+
+	if (!before)
+		return -ENOMEM;
+	*before = swap_prefetch_unused_pages();
+	test->priv = before;
+	return 0;
+}
+
+static void swap_prefetch_mark_exit(struct kunit *test)
+{
+	s64 *before = test->priv;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_unused_pages(), *before);
+}
+
 static struct kunit_case swap_prefetch_mark_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_mark_used_once),
 	KUNIT_CASE(swap_prefetch_test_mark_refault_on_use),
 	KUNIT_CASE(swap_prefetch_test_mark_not_inherited),
 	KUNIT_CASE(swap_prefetch_test_mark_dropped_freed),
+	KUNIT_CASE(swap_prefetch_test_mark_other_folio),
 	{}
 };
 
 static struct kunit_suite swap_prefetch_mark_suite = {
 	.name = "swap_prefetch_mark",
+	.init = swap_prefetch_mark_init,
+	.exit = swap_prefetch_mark_exit,
 	.test_cases = swap_prefetch_mark_cases,
 };
 
@@ -1247,124 +1366,210 @@ static void swap_prefetch_test_zones_short(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_zones_short(z, ARRAY_SIZE(z)), 2U);
 }
 
-static void swap_prefetch_test_trend_slack(struct kunit *test)
+/*
+ * The trend as kprefetchd feeds it: avail and PGFREE sampled every second
+ * (plus up to 30 ms of scheduling) while it waits, every 10 ms in an idle
+ * streak; windows of a quarter of the 5 s delay.  Time runs in ms here.
+ */
+#define TREND_DELAY_MS		5000
+#define TREND_WINDOW_MS		(TREND_DELAY_MS / 4)
+#define TREND_BASE		(SZ_256M >> PAGE_SHIFT)
+#define MIB_PAGES(x)		((unsigned long)(x) * (SZ_1M >> PAGE_SHIFT))
+
+struct trend_stream {
+	struct swap_prefetch_trend tr;
+	u32 seed;
+	unsigned int step_ms;	/* the sampler's pace */
+	unsigned int jitter_ms;	/* up to this much later, pseudo-random */
+};
+
+static unsigned int trend_next_ms(struct trend_stream *ts)
 {
-	/* 1 MiB per second of window... */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(4 * HZ),
-			(unsigned long)(SZ_4M >> PAGE_SHIFT));
-	/* ...but short windows still allow for kernel noise. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(HZ / 4),
-			(unsigned long)SWAP_PREFETCH_TREND_MIN_SLACK);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(1),
-			(unsigned long)SWAP_PREFETCH_TREND_MIN_SLACK);
+	ts->seed = ts->seed * 1664525 + 1013904223;
+	return ts->step_ms + (ts->jitter_ms ? (ts->seed >> 16) % ts->jitter_ms : 0);
 }
 
-#define TREND_WINDOW	100UL
-#define TREND_SLACK	1024UL
-#define TREND_BASE	50000UL
-/* Four samples per window, as kprefetchd takes them while it waits. */
-#define TREND_STEP	(TREND_WINDOW / 4)
-
-static bool trend_sample(struct swap_prefetch_trend *tr, unsigned long avail,
-			 unsigned long now)
+static bool trend_feed(struct trend_stream *ts, unsigned long avail,
+		       unsigned long freed, unsigned long ms)
 {
-	return swap_prefetch_trend_update(tr, avail, now, TREND_WINDOW,
-					  TREND_SLACK);
+	return swap_prefetch_trend_update(&ts->tr, avail, freed,
+					  msecs_to_jiffies(ms),
+					  msecs_to_jiffies(TREND_WINDOW_MS));
 }
 
+/*
+ * Churn: every @pace_ms, take @burst pages over @hold_ms (touching them
+ * one by one), then give them all back.  Returns what is taken at @ms and
+ * sets *@freed to what it has given back so far.
+ */
+struct churn {
+	unsigned long burst;
+	unsigned int pace_ms, hold_ms, phase_ms;
+};
+
+static unsigned long churn_held(const struct churn *c, unsigned long ms,
+				unsigned long *freed)
+{
+	unsigned long t = ms + c->phase_ms, in = t % c->pace_ms;
+
+	*freed = (t / c->pace_ms) * c->burst;
+	if (in >= c->hold_ms) {
+		*freed += c->burst;
+		return 0;
+	}
+	return c->burst * in / c->hold_ms;
+}
+
+/* Samples churn for @secs; returns how many samples after the first
+ * delay said "falling". */
+static unsigned int trend_churn_run(struct trend_stream *ts,
+				   const struct churn *c, unsigned int secs)
+{
+	unsigned long ms, held, freed;
+	unsigned int falls = 0;
+
+	for (ms = 0; ms < secs * MSEC_PER_SEC; ms += trend_next_ms(ts)) {
+		held = churn_held(c, ms, &freed);
+		/* Kernel noise: 64 KiB taken now and then, 256 KiB/s freed. */
+		if (ts->seed & BIT(20))
+			held += 16;
+		if (trend_feed(ts, TREND_BASE - held, freed + 16 * (ms / 256),
+			       ms) && ms >= 2 * TREND_DELAY_MS)
+			falls++;
+	}
+	return falls;
+}
+
+/* Not steady until a delay's worth of windows has been seen. */
 static void swap_prefetch_test_trend_unknown_first(struct kunit *test)
 {
-	struct swap_prefetch_trend tr = { };
-	unsigned long now;
+	struct trend_stream ts = { .step_ms = 1000 };
+	unsigned long ms;
 
-	/* Not steady until two windows have closed, even if flat. */
-	for (now = 0; now < 2 * TREND_WINDOW; now += TREND_STEP)
-		KUNIT_EXPECT_TRUE_MSG(test, trend_sample(&tr, TREND_BASE, now),
-				      "at %lu", now);
-	KUNIT_EXPECT_FALSE(test, trend_sample(&tr, TREND_BASE, now));
+	for (ms = 0; ms < TREND_DELAY_MS; ms += 1000)
+		KUNIT_EXPECT_TRUE_MSG(test, trend_feed(&ts, TREND_BASE, 0, ms),
+				      "at %lu ms", ms);
+	for (; ms < 3 * TREND_DELAY_MS; ms += 1000)
+		KUNIT_EXPECT_FALSE_MSG(test, trend_feed(&ts, TREND_BASE, 0, ms),
+				       "at %lu ms", ms);
 	/* A reset forgets it all. */
-	tr.valid = false;
-	KUNIT_EXPECT_TRUE(test, trend_sample(&tr, TREND_BASE, now + 1));
+	ts.tr.nr = 0;
+	KUNIT_EXPECT_TRUE(test, trend_feed(&ts, TREND_BASE, 0, ms));
 }
 
+/*
+ * Churn that frees what it takes is never a falling trend: 2 to 32 MiB/s,
+ * from ten bursts a second to one every 3 s (at most 16 MiB a burst),
+ * bursts held from 10 ms to most of a window, at eight phases, under the
+ * sampler kprefetchd runs while it waits and in an idle streak.
+ */
 static void swap_prefetch_test_trend_churn_is_steady(struct kunit *test)
 {
-	struct swap_prefetch_trend tr = { };
-	unsigned long now, avail;
-	unsigned int i = 0;
+	static const unsigned int rates[] = { 2, 4, 8, 16, 32 };
+	static const unsigned int paces[] = { 100, 250, 500, 1000, 1500,
+					      2000, 3000 };
+	static const unsigned int holds[] = { 10, 100, 400, 1000 };
+	static const struct { unsigned int step, jitter; } samplers[] = {
+		{ 1000, 30 }, { 1000, 0 }, { 10, 2 },
+	};
+	unsigned int r, p, h, s, ph;
 
-	/*
-	 * Allocate, touch, free: every other sample is a dip far deeper
-	 * than the slack.  Each window still sees all memory back once.
-	 */
-	for (now = 0; now < 40 * TREND_WINDOW; now += TREND_STEP, i++) {
-		bool falling;
+	for (r = 0; r < ARRAY_SIZE(rates); r++)
+	for (p = 0; p < ARRAY_SIZE(paces); p++)
+	for (h = 0; h < ARRAY_SIZE(holds); h++)
+	for (s = 0; s < ARRAY_SIZE(samplers); s++)
+	for (ph = 0; ph < 8; ph++) {
+		struct trend_stream ts = {
+			.seed = ph * 7919 + r,
+			.step_ms = samplers[s].step,
+			.jitter_ms = samplers[s].jitter,
+		};
+		struct churn c = {
+			.burst = min(MIB_PAGES(rates[r]) * paces[p] / 1000,
+				     MIB_PAGES(16)),
+			.pace_ms = paces[p],
+			.hold_ms = min(holds[h], paces[p] * 9 / 10),
+			.phase_ms = paces[p] * ph / 8,
+		};
 
-		avail = i & 1 ? TREND_BASE - 8 * TREND_SLACK : TREND_BASE;
-		falling = trend_sample(&tr, avail, now);
-		if (now >= 3 * TREND_WINDOW)
-			KUNIT_EXPECT_FALSE_MSG(test, falling, "at %lu", now);
+		KUNIT_EXPECT_EQ_MSG(test, trend_churn_run(&ts, &c, 40), 0U,
+				    "%u MiB/s, a burst every %u ms held %u ms, sampled every %u ms, phase %u",
+				    rates[r], paces[p], c.hold_ms,
+				    samplers[s].step, ph);
 	}
 }
 
-/* Avail falls by @per_window pages per window, sampled every TREND_STEP. */
-static unsigned long trend_grow(struct kunit *test,
-				struct swap_prefetch_trend *tr,
-				unsigned long *now, unsigned long *avail,
-				unsigned long per_window, unsigned int windows)
+/*
+ * From steady memory, a job that grows by @mib_s MiB/s from @start_ms on:
+ * the ms from its start to the first "falling", or ULONG_MAX.
+ */
+static unsigned long trend_grow(struct trend_stream *ts, unsigned int mib_s,
+				unsigned long start_ms, unsigned long end_ms)
 {
-	unsigned long first_falling = ULONG_MAX, end = *now +
-				      windows * TREND_WINDOW;
+	unsigned long ms, taken;
 
-	for (; *now < end; *now += TREND_STEP) {
-		*avail -= per_window / (TREND_WINDOW / TREND_STEP);
-		if (trend_sample(tr, *avail, *now) && first_falling == ULONG_MAX)
-			first_falling = *now;
+	for (ms = 0; ms < end_ms; ms += trend_next_ms(ts)) {
+		taken = ms > start_ms ? MIB_PAGES(mib_s) * (ms - start_ms) / 1000 : 0;
+		if (trend_feed(ts, TREND_BASE - taken, 16 * (ms / 256), ms) &&
+		    ms > start_ms)
+			return ms - start_ms;
 	}
-	return first_falling;
+	return ULONG_MAX;
 }
 
+/* A job that grows by 2 MiB/s is seen within two windows, at any phase. */
 static void swap_prefetch_test_trend_growth_is_falling(struct kunit *test)
 {
-	struct swap_prefetch_trend tr = { };
-	unsigned long now = 0, avail = TREND_BASE, seen, t;
+	static const unsigned int steps[] = { 1000, 10 };
+	unsigned int s, ph;
 
-	for (t = 0; t < 3 * TREND_WINDOW; t += TREND_STEP)
-		trend_sample(&tr, avail, t);
-	now = t;
-	KUNIT_ASSERT_FALSE(test, trend_sample(&tr, avail, now));
-	/* Growing by twice the slack per window: seen within two windows. */
-	seen = trend_grow(test, &tr, &now, &avail, 2 * TREND_SLACK, 6);
-	KUNIT_EXPECT_LE(test, seen, 3 * TREND_WINDOW + 2 * TREND_WINDOW);
-	/* ...and for as long as it grows. */
-	KUNIT_EXPECT_TRUE(test, trend_sample(&tr, avail, now));
-	/* Once it stops, steady again within two windows. */
-	for (t = now + TREND_STEP; t < now + 2 * TREND_WINDOW + TREND_STEP;
-	     t += TREND_STEP)
-		trend_sample(&tr, avail, t);
-	KUNIT_EXPECT_FALSE(test, trend_sample(&tr, avail, t));
+	for (s = 0; s < ARRAY_SIZE(steps); s++)
+		for (ph = 0; ph < 10; ph++) {
+			struct trend_stream ts = {
+				.seed = ph, .step_ms = steps[s], .jitter_ms = 30,
+			};
+
+			KUNIT_EXPECT_LE_MSG(test,
+					    trend_grow(&ts, 2, 3 * TREND_DELAY_MS +
+						       ph * 97, 6 * TREND_DELAY_MS),
+					    2UL * TREND_WINDOW_MS,
+					    "sampled every %u ms, phase %u",
+					    steps[s], ph);
+		}
 }
 
+/*
+ * Memory that stays gone is a fall only beyond the slack, however slowly
+ * it went; memory that rises never is; and a job that stops growing is
+ * steady again one delay later.
+ */
 static void swap_prefetch_test_trend_slack_boundary(struct kunit *test)
 {
-	struct swap_prefetch_trend tr = { };
-	unsigned long now = 0, avail = TREND_BASE, t;
+	struct trend_stream ts = { .step_ms = 1000 };
+	unsigned long ms, avail = TREND_BASE;
 
-	for (t = 0; t < 3 * TREND_WINDOW; t += TREND_STEP)
-		trend_sample(&tr, avail, t);
-	now = t;
-	/* Exactly the slack per window is still steady... */
-	KUNIT_EXPECT_EQ(test, trend_grow(test, &tr, &now, &avail, TREND_SLACK,
-					 6), ULONG_MAX);
-	/* ...a page more per window is not. */
-	KUNIT_EXPECT_NE(test, trend_grow(test, &tr, &now, &avail,
-					 TREND_SLACK + 4, 6), ULONG_MAX);
+	for (ms = 0; ms < 2 * TREND_DELAY_MS; ms += 1000)
+		trend_feed(&ts, avail, 0, ms);
+	/* Exactly the slack below the most seen is still steady... */
+	KUNIT_EXPECT_FALSE(test, trend_feed(&ts, avail - SWAP_PREFETCH_TREND_SLACK,
+					    0, ms));
+	/* ...a page more is not, unless as much was freed meanwhile. */
+	ms += 1000;
+	KUNIT_EXPECT_TRUE(test, trend_feed(&ts, avail - SWAP_PREFETCH_TREND_SLACK - 1,
+					   0, ms));
+	ms += 1000;
+	KUNIT_EXPECT_FALSE(test, trend_feed(&ts, avail - SWAP_PREFETCH_TREND_SLACK - 1,
+					    1, ms));
+	/* Steady at the lower level one span later. */
+	avail -= SWAP_PREFETCH_TREND_SLACK + 1;
+	for (ms += 1000; ms < 5 * TREND_DELAY_MS; ms += 1000)
+		trend_feed(&ts, avail, 1, ms);
+	KUNIT_EXPECT_FALSE(test, trend_feed(&ts, avail, 1, ms));
 	/* Rising memory is never falling. */
-	tr = (struct swap_prefetch_trend){ };
-	for (t = 0; t < 3 * TREND_WINDOW; t += TREND_STEP)
-		trend_sample(&tr, TREND_BASE + t * TREND_SLACK, t);
-	KUNIT_EXPECT_FALSE(test, trend_sample(&tr, TREND_BASE + t * TREND_SLACK,
-					      t));
+	for (; ms < 8 * TREND_DELAY_MS; ms += 1000) {
+		avail += MIB_PAGES(4);
+		KUNIT_EXPECT_FALSE(test, trend_feed(&ts, avail, 1, ms));
+	}
 }
 
 static void swap_prefetch_test_cpu_busy(struct kunit *test)
@@ -1805,7 +2010,6 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_idle_verdict, verdict_gen_params),
 	KUNIT_CASE_PARAM(swap_prefetch_test_zone_ok, zone_gen_params),
 	KUNIT_CASE(swap_prefetch_test_zones_short),
-	KUNIT_CASE(swap_prefetch_test_trend_slack),
 	KUNIT_CASE(swap_prefetch_test_trend_unknown_first),
 	KUNIT_CASE(swap_prefetch_test_trend_churn_is_steady),
 	KUNIT_CASE(swap_prefetch_test_trend_growth_is_falling),
