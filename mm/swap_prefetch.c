@@ -15,7 +15,8 @@
  * list, newest first.  There is no index: an entry
  * that was swapped in or freed since its record is found cached or free
  * when kprefetchd reads it, and skipped.  So the swap-in and slot-free
- * paths do nothing, and memory is 4 bytes per tracked page, allocated
+ * paths only clear the mark of a prefetched page, and memory is 4 bytes
+ * per tracked page, allocated
  * when swap-out first needs it and freed when read or purged.  Near its
  * cap, kprefetchd trims the tracker: dead entries first, then the oldest
  * entries of the memory cgroups that hold more than an even share, so
@@ -40,6 +41,9 @@
  * - swap_prefetch_mutex serialises the writes that switch the feature.
  * - The shrinker finds unused prefetched folios by their mark under RCU,
  *   and only trylocks them: it runs inside reclaim, whoever called it.
+ * - kprefetchd marks the folios it reads under the swap cache's xarray
+ *   lock that publishes them (swap_prefetch_note_add()); lookups and
+ *   removals clear the mark under the same lock.
  */
 
 #define pr_fmt(fmt) "swap_prefetch: " fmt
@@ -368,8 +372,10 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
  * Never waits: called from reclaim.  An entry recorded twice is simply
  * there twice; the older record is found cached or stale when read.
  *
- * Return: the number of entries recorded (fewer than @nr if no chunk
- * could be had, none once the tracker is stopped), or -EBUSY if the shard
+ * Return: the number of entries recorded: fewer than @nr if no page could
+ * be had for a chunk, or if the cap refused them (only when the shard had
+ * no chunk to start over: then none is recorded, and all are counted in
+ * *@recycled), none once the tracker is stopped; or -EBUSY if the shard
  * was locked and nothing was recorded.
  */
 VISIBLE_IF_KUNIT long
@@ -893,9 +899,11 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 	 * run for it, but never the OOM killer: a failure only costs
 	 * fairness.
 	 */
-	if (!fair && t->owners && atomic_long_read(&t->nr_chunks) > target)
-		fair = own = kmalloc(sizeof(*fair), GFP_KERNEL |
-				     __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (!fair && t->owners && atomic_long_read(&t->nr_chunks) > target) {
+		own = kmalloc(sizeof(*fair), GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+					     __GFP_NOWARN);
+		fair = own;
+	}
 	if (!t->owners)
 		fair = NULL;
 	spin_lock(&t->lock);
@@ -1477,7 +1485,9 @@ swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 		count_vm_event(SWAP_PREFETCH_CONTENDED_SWAPOUTS);
 		return false;
 	}
-	count_vm_events(SWAP_PREFETCH_NOMEM_PAGES, nr - added);
+	/* A shortfall is the cap's if it recycled anything, else memory's. */
+	if (!recycled)
+		count_vm_events(SWAP_PREFETCH_NOMEM_PAGES, nr - added);
 	count_vm_events(SWAP_PREFETCH_RECORDED_PAGES, added);
 	count_vm_events(SWAP_PREFETCH_RECYCLED_PAGES, recycled);
 	return wake;

@@ -175,15 +175,23 @@ build_mm_selftests() {
 	done
 }
 
-# A busybox initramfs: /init mounts, turns swap on, runs /payload, exits.
+# A busybox initramfs: /init mounts, picks the LRU, turns swap on, runs
+# /payload, exits.  GUEST_LRU: classic (the default) or mglru, switched
+# at run time in /sys/kernel/mm/lru_gen/enabled (the kernel builds both).
 build_initramfs() {
 	root=$1
 	payload=$2
 	out=$3
+	case ${GUEST_LRU:-classic} in
+	classic) lru=n ;;
+	mglru) lru=y ;;
+	*) die "GUEST_LRU must be classic or mglru, not '$GUEST_LRU'" ;;
+	esac
 	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" \
 		"$root/tmp" "$root/sys/fs/cgroup"
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$payload" "$root/payload"
+	echo "$lru" >"$root/lru"
 	cat >"$root/init" <<'EOINIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -194,6 +202,10 @@ mount -t tmpfs tmp /tmp
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 echo "guest: $(uname -r), $(grep MemTotal /proc/meminfo)"
+if [ -w /sys/kernel/mm/lru_gen/enabled ]; then
+	echo "$(cat /lru)" >/sys/kernel/mm/lru_gen/enabled
+	echo "guest: lru_gen/enabled $(cat /sys/kernel/mm/lru_gen/enabled), cmdline $(cat /proc/cmdline)"
+fi
 if mkswap /dev/vda >/dev/null && swapon /dev/vda; then
 	echo "guest: swap on /dev/vda: $(grep SwapTotal /proc/meminfo)"
 fi
@@ -236,7 +248,7 @@ run_guest() {
 	timeout "${GUEST_TIMEOUT:-1800}" qemu-system-x86_64 $accel_opt \
 		-m "$mem" -smp "$smp" -nographic -no-reboot \
 		-kernel "$GUEST_KERNEL" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=4 ${GUEST_CMDLINE_EXTRA:-}" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=4 init_on_alloc=1 ${GUEST_CMDLINE_EXTRA:-}" \
 		-drive "file=$swapimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
 		-drive "file=$scratchimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
 		</dev/null >"$log" 2>&1 || rc=$?

@@ -1420,10 +1420,12 @@ static unsigned long churn_held(const struct churn *c, unsigned long ms,
 	return c->burst * in / c->hold_ms;
 }
 
-/* Samples churn for @secs; returns how many samples after the first
- * delay said "falling". */
+/*
+ * Samples churn for @secs; returns how many samples after the first two
+ * delays said "falling".
+ */
 static unsigned int trend_churn_run(struct trend_stream *ts,
-				   const struct churn *c, unsigned int secs)
+				    const struct churn *c, unsigned int secs)
 {
 	unsigned long ms, held, freed;
 	unsigned int falls = 0;
@@ -1440,7 +1442,7 @@ static unsigned int trend_churn_run(struct trend_stream *ts,
 	return falls;
 }
 
-/* Not steady until a delay's worth of windows has been seen. */
+/* Not steady until five windows, about a delay, have been seen. */
 static void swap_prefetch_test_trend_unknown_first(struct kunit *test)
 {
 	struct trend_stream ts = { .step_ms = 1000 };
@@ -1449,6 +1451,9 @@ static void swap_prefetch_test_trend_unknown_first(struct kunit *test)
 	for (ms = 0; ms < TREND_DELAY_MS; ms += 1000)
 		KUNIT_EXPECT_TRUE_MSG(test, trend_feed(&ts, TREND_BASE, 0, ms),
 				      "at %lu ms", ms);
+	/* Known once the fifth window has begun: by a delay and a window. */
+	for (; ms < TREND_DELAY_MS + TREND_WINDOW_MS; ms += 1000)
+		trend_feed(&ts, TREND_BASE, 0, ms);
 	for (; ms < 3 * TREND_DELAY_MS; ms += 1000)
 		KUNIT_EXPECT_FALSE_MSG(test, trend_feed(&ts, TREND_BASE, 0, ms),
 				       "at %lu ms", ms);
@@ -1472,19 +1477,26 @@ static void swap_prefetch_test_trend_churn_is_steady(struct kunit *test)
 	static const struct { unsigned int step, jitter; } samplers[] = {
 		{ 1000, 30 }, { 1000, 0 }, { 10, 2 },
 	};
-	unsigned int r, p, h, s, ph;
+	unsigned int i, r, p, h, s, ph;
+	struct trend_stream ts;
+	struct churn c;
 
-	for (r = 0; r < ARRAY_SIZE(rates); r++)
-	for (p = 0; p < ARRAY_SIZE(paces); p++)
-	for (h = 0; h < ARRAY_SIZE(holds); h++)
-	for (s = 0; s < ARRAY_SIZE(samplers); s++)
-	for (ph = 0; ph < 8; ph++) {
-		struct trend_stream ts = {
+	/* Every combination of rate, pace, hold, sampler and phase. */
+	for (i = 0; i < ARRAY_SIZE(rates) * ARRAY_SIZE(paces) *
+		    ARRAY_SIZE(holds) * ARRAY_SIZE(samplers) * 8; i++) {
+		ph = i % 8;
+		s = i / 8 % ARRAY_SIZE(samplers);
+		h = i / 8 / ARRAY_SIZE(samplers) % ARRAY_SIZE(holds);
+		p = i / 8 / ARRAY_SIZE(samplers) / ARRAY_SIZE(holds) %
+		    ARRAY_SIZE(paces);
+		r = i / 8 / ARRAY_SIZE(samplers) / ARRAY_SIZE(holds) /
+		    ARRAY_SIZE(paces);
+		ts = (struct trend_stream){
 			.seed = ph * 7919 + r,
 			.step_ms = samplers[s].step,
 			.jitter_ms = samplers[s].jitter,
 		};
-		struct churn c = {
+		c = (struct churn){
 			.burst = min(MIB_PAGES(rates[r]) * paces[p] / 1000,
 				     MIB_PAGES(16)),
 			.pace_ms = paces[p],
