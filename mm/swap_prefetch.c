@@ -1006,17 +1006,53 @@ static void swap_prefetch_tracker_start(struct swap_prefetch_tracker *t)
 	WRITE_ONCE(t->stopped, false);
 }
 
-/* Add a chunk's live entries to @counts; returns them. */
-static unsigned int swap_prefetch_chunk_count(struct swap_prefetch_tracker *t,
-					      const struct swap_prefetch_chunk *c,
-					      unsigned long *counts,
-					      unsigned int nr_types)
+/*
+ * Call @fn on every live chunk, collected and open, under the tracker's
+ * and each shard's lock; recording goes on meanwhile.  For debugfs and
+ * KUnit: a walk of everything.
+ */
+static void swap_prefetch_tracker_walk(struct swap_prefetch_tracker *t,
+				       void (*fn)(const struct swap_prefetch_chunk *c,
+						  void *arg),
+				       void *arg)
 {
-	if (swap_prefetch_chunk_stale(t, c))
-		return 0;
-	if (c->type < nr_types)
-		counts[c->type] += c->nr;
-	return c->nr;
+	struct swap_prefetch_chunk *c;
+	unsigned int nid;
+	int cpu;
+
+	spin_lock(&t->lock);
+	swap_prefetch_tracker_collect(t);
+	list_for_each_entry(c, &t->chunks, list)
+		if (!swap_prefetch_chunk_stale(t, c))
+			fn(c, arg);
+	for_each_possible_cpu(cpu) {
+		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
+
+		spin_lock(&shard->lock);
+		for (nid = 0; nid < t->nr_nodes; nid++) {
+			c = shard->open[nid];
+			if (c && !swap_prefetch_chunk_stale(t, c))
+				fn(c, arg);
+		}
+		spin_unlock(&shard->lock);
+	}
+	spin_unlock(&t->lock);
+}
+
+struct swap_prefetch_counts {
+	unsigned long *counts;
+	unsigned int nr_types;
+	unsigned long total;
+};
+
+static void swap_prefetch_chunk_count(const struct swap_prefetch_chunk *c,
+				      void *arg)
+{
+	struct swap_prefetch_counts *n = arg;
+
+	if (c->type < n->nr_types)
+		n->counts[c->type] += c->nr;
+	n->total += c->nr;
 }
 
 /**
@@ -1025,9 +1061,8 @@ static unsigned int swap_prefetch_chunk_count(struct swap_prefetch_tracker *t,
  * @counts: one counter per swap type, zeroed first
  * @nr_types: room in @counts
  *
- * For debugfs: walks every chunk, the shards' open ones included, under
- * the locks; recording goes on meanwhile.  Entries of a purged device are
- * not counted.
+ * Walks every chunk, the shards' open ones included.  Entries of a purged
+ * device are not counted.
  *
  * Return: the number of entries tracked in all.
  */
@@ -1035,30 +1070,13 @@ VISIBLE_IF_KUNIT unsigned long
 swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
 			    unsigned long *counts, unsigned int nr_types)
 {
-	struct swap_prefetch_chunk *c;
-	unsigned long total = 0;
-	unsigned int nid;
-	int cpu;
+	struct swap_prefetch_counts n = {
+		.counts = counts, .nr_types = nr_types,
+	};
 
 	memset(counts, 0, nr_types * sizeof(*counts));
-	spin_lock(&t->lock);
-	swap_prefetch_tracker_collect(t);
-	list_for_each_entry(c, &t->chunks, list)
-		total += swap_prefetch_chunk_count(t, c, counts, nr_types);
-	for_each_possible_cpu(cpu) {
-		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
-
-		spin_lock(&shard->lock);
-		for (nid = 0; nid < t->nr_nodes; nid++)
-			if (shard->open[nid])
-				total += swap_prefetch_chunk_count(t,
-								   shard->open[nid],
-								   counts,
-								   nr_types);
-		spin_unlock(&shard->lock);
-	}
-	spin_unlock(&t->lock);
-	return total;
+	swap_prefetch_tracker_walk(t, swap_prefetch_chunk_count, &n);
+	return n.total;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_count);
 
@@ -2819,12 +2837,36 @@ static int swap_prefetch_tracked_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(swap_prefetch_tracked);
 
+static void swap_prefetch_chunk_show(const struct swap_prefetch_chunk *c,
+				     void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++)
+		seq_printf(arg, "%u %u\n", c->type, c->offsets[i]);
+}
+
+/*
+ * debugfs swap_prefetch/entries: every tracked entry, "type offset", one
+ * a line, newest chunk first: what a test compares with the swap entries
+ * of its own pages (/proc/PID/pagemap).
+ */
+static int swap_prefetch_entries_show(struct seq_file *m, void *v)
+{
+	swap_prefetch_tracker_walk(&swap_prefetch_global,
+				   swap_prefetch_chunk_show, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(swap_prefetch_entries);
+
 static void __init swap_prefetch_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("swap_prefetch", NULL);
 
 	debugfs_create_file("tracked", 0400, dir, NULL,
 			    &swap_prefetch_tracked_fops);
+	debugfs_create_file("entries", 0400, dir, NULL,
+			    &swap_prefetch_entries_fops);
 }
 
 static int __init swap_prefetch_init(void)

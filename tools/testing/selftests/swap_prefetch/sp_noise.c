@@ -25,6 +25,7 @@ unsigned long spin_sink;
 struct noise {
 	const char *label;
 	unsigned int churn_mib_s;	/* allocate, touch, free: MiB/s */
+	unsigned int churn_pace_ms;	/* one burst this often */
 	const char *writer;		/* journal: device or file */
 	const char *reader;		/* indexer: device or file */
 	unsigned int reader_mib_s;
@@ -54,12 +55,18 @@ static void sleep_until(double t)
 		usleep((t - now) * 1e6);
 }
 
-/* Four times a second: map rate/4 MiB, write every page, unmap it. */
+/*
+ * Every pace (a quarter of a second unless told): map rate x pace, at
+ * most 16 MiB, write every page, unmap it.
+ */
 static void *churn(void *arg)
 {
 	struct noise *n = arg;
-	size_t len = ((size_t)n->churn_mib_s << 20) / 4;
+	size_t len = ((size_t)n->churn_mib_s << 20) / 1000 * n->churn_pace_ms;
 	double next = sp_now();
+
+	if (len > (16UL << 20))
+		len = 16UL << 20;
 
 	while (!stop_now()) {
 		double t0 = sp_now();
@@ -72,7 +79,7 @@ static void *churn(void *arg)
 		munmap(p, len);
 		n->churn_s += sp_now() - t0;
 		n->churned_mib += len / 1048576.0;
-		next += 0.25;
+		next += n->churn_pace_ms / 1000.0;
 		sleep_until(next);
 	}
 	return NULL;
@@ -169,7 +176,7 @@ static void *waker(void *arg)
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--label name] [--churn MiB/s] [--writer path]\n"
+		"usage: %s [--label name] [--churn MiB/s [--churn-pace ms]] [--writer path]\n"
 		"          [--reader path --reader-rate MiB/s] [--cpu percent]\n"
 		"Runs background activity until SIGTERM, then prints its throughput.\n",
 		prog);
@@ -181,6 +188,7 @@ static void parse(int argc, char **argv, struct noise *n)
 	static const struct option longopts[] = {
 		{ "label", required_argument, NULL, 'l' },
 		{ "churn", required_argument, NULL, 'c' },
+		{ "churn-pace", required_argument, NULL, 'P' },
 		{ "writer", required_argument, NULL, 'w' },
 		{ "reader", required_argument, NULL, 'r' },
 		{ "reader-rate", required_argument, NULL, 'R' },
@@ -190,7 +198,9 @@ static void parse(int argc, char **argv, struct noise *n)
 	};
 	int c;
 
-	*n = (struct noise){ .label = "noise", .reader_mib_s = 4 };
+	*n = (struct noise){
+		.label = "noise", .reader_mib_s = 4, .churn_pace_ms = 250,
+	};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
@@ -198,6 +208,9 @@ static void parse(int argc, char **argv, struct noise *n)
 			break;
 		case 'c':
 			n->churn_mib_s = strtoul(optarg, NULL, 0);
+			break;
+		case 'P':
+			n->churn_pace_ms = strtoul(optarg, NULL, 0);
 			break;
 		case 'w':
 			n->writer = optarg;
@@ -216,6 +229,7 @@ static void parse(int argc, char **argv, struct noise *n)
 		}
 	}
 	if (optind < argc || n->cpu_pct > 100 || !n->reader_mib_s ||
+	    !n->churn_pace_ms || n->churn_pace_ms > 60000 ||
 	    (!n->churn_mib_s && !n->writer && !n->reader && !n->cpu_pct))
 		print_usage(argv[0]);
 }

@@ -78,6 +78,26 @@ static inline long sp_keyed(const char *path, const char *name)
 	return ret;
 }
 
+/* The number a file holds (memory.current, a knob), or -1. */
+static inline long sp_read_long(const char *path)
+{
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%li", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
+/* Is the multi-gen LRU on?  False without CONFIG_LRU_GEN. */
+static inline bool sp_mglru_on(void)
+{
+	return sp_read_long("/sys/kernel/mm/lru_gen/enabled") > 0;
+}
+
 /* A /proc/vmstat counter, or -1 if the kernel has no such counter. */
 static inline long sp_vmstat(const char *name)
 {

@@ -14,6 +14,8 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,6 +32,11 @@
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/swap_prefetch_test"
+/*
+ * Where the tests run between their own cgroups, so that a set can be
+ * squeezed out of the group it is charged to (ws_swap_out()).
+ */
+#define CGROUP_HOME	CGROUP_ROOT "/swap_prefetch_home"
 
 static size_t ws_mib = 32, hog_mib;
 
@@ -115,6 +122,8 @@ static void restore_tunables(void)
 	for (i = 0; i < ARRAY_SIZE(sysctls); i++)
 		restore_sysctl(i);
 	rmdir(CGROUP_TEST);
+	sp_write(CGROUP_ROOT "/cgroup.procs", "0");
+	rmdir(CGROUP_HOME);
 }
 
 static void restore_on_signal(int sig)
@@ -153,6 +162,47 @@ struct ws {
 	size_t len, pages;
 };
 
+/* The cgroup v2 directory this process is in; false for the root. */
+static bool own_cgroup(char *dir, size_t size)
+{
+	char buf[200];
+
+	if (read_file("/proc/self/cgroup", buf, sizeof(buf)) < 0 ||
+	    strncmp(buf, "0::/", 4) || buf[4] == '\n' || !buf[4])
+		return false;
+	buf[strcspn(buf, "\n")] = 0;
+	snprintf(dir, size, CGROUP_ROOT "%s", buf + 3);
+	return true;
+}
+
+/*
+ * What the hog left resident of a set, squeezed out of the cgroup it is
+ * charged to: memory.max set below the group's usage by that much, then
+ * back to "max".  MGLRU keeps a set that was faulted back recently, and
+ * the hog's global reclaim takes the hog's own pages first.  This is
+ * limit reclaim, not proactive reclaim: prefetch records it as it
+ * records any reclaim.  False if the process is in the root cgroup.
+ */
+static bool ws_squeeze_rest(struct ws *w)
+{
+	size_t resident = sp_count_resident(w->buf, w->len) * sp_page_size();
+	char dir[256], path[300], limit[32];
+	long usage;
+
+	if (!own_cgroup(dir, sizeof(dir)))
+		return false;
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	usage = sp_read_long(path);
+	if (usage <= (long)resident)
+		return false;
+	snprintf(limit, sizeof(limit), "%ld", usage - (long)resident);
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	if (sp_write(path, limit))
+		return false;
+	sp_write(path, "max");
+	return true;
+}
+
 /* A working set, pushed out by a hog; false if too little left RAM. */
 static bool ws_swap_out(struct ws *w)
 {
@@ -167,6 +217,11 @@ static bool ws_swap_out(struct ws *w)
 	if (sp_run_hog(hog_mib))
 		ksft_exit_fail_msg("memory hog failed\n");
 	swapped = sp_count_swapped(w->buf, w->len);
+	if (swapped < w->pages * 9 / 10 && ws_squeeze_rest(w)) {
+		ksft_print_msg("the hog swapped %zu of %zu pages out; squeezed the rest\n",
+			       swapped, w->pages);
+		swapped = sp_count_swapped(w->buf, w->len);
+	}
 	ksft_print_msg("%zu of %zu pages swapped out, %zu resident\n",
 		       swapped, w->pages, sp_count_resident(w->buf, w->len));
 	/* Records the swap-out lost: why a set may not come back whole. */
@@ -405,6 +460,13 @@ static int cgroup_enter(const char *path)
 	return sp_write(path, pid);
 }
 
+/* Back to where the tests run: the home cgroup if there is one. */
+static void cgroup_go_home(void)
+{
+	if (cgroup_enter(CGROUP_HOME "/cgroup.procs"))
+		cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+}
+
 /* Move into a fresh memory cgroup of our own; false if there is none. */
 static bool enter_test_cgroup(void)
 {
@@ -442,7 +504,7 @@ static void test_prefetch_happens_memcg(void)
 	ksft_test_result(swapped >= w.pages / 2 && s >= 0 &&
 			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
 	ws_free(&w);
-	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	cgroup_go_home();
 	rmdir(CGROUP_TEST);
 }
 
@@ -998,7 +1060,7 @@ static void test_drops_cheaply(void)
 out:
 	sp_write(CGROUP_TEST "/memory.max", "max");
 	ws_free(&w);
-	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	cgroup_go_home();
 	rmdir(CGROUP_TEST);
 }
 
@@ -1238,7 +1300,7 @@ static long cgroup_value(const char *file)
 
 static void cgroup_leave(void)
 {
-	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	cgroup_go_home();
 	rmdir(CGROUP_TEST);
 }
 
@@ -1875,7 +1937,7 @@ static void test_madv_free(void)
 			 !pattern_or_zero_bad(lazy.buf, lazy.len), "%s\n", name);
 	ws_free(&lazy);
 	ws_free(&live);
-	cgroup_enter(CGROUP_ROOT "/cgroup.procs");
+	cgroup_go_home();
 	rmdir(CGROUP_TEST);
 }
 
@@ -2273,6 +2335,227 @@ out:
 	ws_free(&w[1]);
 }
 
+/* The pid of kprefetchd, or -1. */
+static pid_t kprefetchd_pid(void)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	pid_t pid = -1;
+	DIR *dir = opendir("/proc");
+
+	while (dir && pid < 0 && (d = readdir(dir))) {
+		if (!isdigit(d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		if (read_file(path, comm, sizeof(comm)) > 0 &&
+		    !strcmp(comm, "kprefetchd\n"))
+			pid = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+/* Move @pid from CPU to CPU every half millisecond until killed. */
+static pid_t start_cpu_hopper(pid_t pid, int nr_cpus)
+{
+	pid_t child = fork();
+	cpu_set_t set;
+	int i;
+
+	if (child)
+		return child;
+	for (i = 0;; i = (i + 1) % nr_cpus) {
+		CPU_ZERO(&set);
+		CPU_SET(i, &set);
+		sched_setaffinity(pid, sizeof(set), &set);
+		usleep(500);
+	}
+}
+
+/*
+ * Every page prefetch reads and nobody uses goes to the LRU's tail, even
+ * when kprefetchd moves to another CPU in the middle of a round, leaving
+ * its last pages in that CPU's lru_add batch.  Each move to the tail
+ * counts in pgrotated, and little else rotates on an idle machine.
+ */
+static void test_rotation_after_migration(void)
+{
+	const char *name = "prefetched pages reach the LRU tail across CPU moves";
+	int nr_cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+	long rot, rd, used;
+	pid_t pid = kprefetchd_pid(), hopper;
+	cpu_set_t all;
+	struct ws w;
+
+	if (nr_cpus < 2 || pid < 0) {
+		ksft_test_result_skip("%s: %s\n", name,
+				      pid < 0 ? "no kprefetchd" : "one CPU");
+		return;
+	}
+	/* Recording, not reading yet. */
+	fast_pacing(1);
+	set_knob("delay_ms", "600000");
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	/* Let the swap-out's last writes end and rotate first. */
+	sleep(2);
+	rot = sp_vmstat("pgrotated");
+	rd = sp_vmstat("swap_prefetch_read_pages");
+	used = sp_vmstat("swap_prefetch_used_pages");
+	hopper = start_cpu_hopper(pid, nr_cpus);
+	set_knob("delay_ms", "1000");
+	wait_resident(&w, 95, 60);
+	sleep(1);
+	kill(hopper, SIGKILL);
+	waitpid(hopper, NULL, 0);
+	CPU_ZERO(&all);
+	for (i = 0; i < nr_cpus; i++)
+		CPU_SET(i, &all);
+	sched_setaffinity(pid, sizeof(all), &all);
+	rot = sp_vmstat("pgrotated") - rot;
+	rd = sp_vmstat("swap_prefetch_read_pages") - rd;
+	used = sp_vmstat("swap_prefetch_used_pages") - used;
+	ksft_print_msg("prefetch read %ld pages, %ld used; pgrotated +%ld\n",
+		       rd, used, rot);
+	ksft_test_result(rd >= (long)w.pages / 2 && rot >= rd - used - 8 &&
+			 sp_verify(w.buf, w.len) == 0, "%s\n", name);
+	ws_free(&w);
+}
+
+#define ZSWAP_PARAMS	"/sys/module/zswap/parameters/"
+
+static const char * const zswap_params[] = {
+	"enabled", "max_pool_percent", "shrinker_enabled",
+};
+
+/* Pages that zswap compresses well: one word of each is its number. */
+static void fill_compressible(char *buf, size_t len)
+{
+	size_t p, psz = sp_page_size();
+
+	memset(buf, 0, len);
+	for (p = 0; p < len / psz; p++)
+		*(uint64_t *)(buf + p * psz) = p + 1;
+}
+
+/* Offsets of [buf, buf + len) swapped out to swap @type, sorted. */
+static size_t swap_offsets(char *buf, size_t len, uint64_t *off, int *type)
+{
+	size_t psz = sp_page_size(), pages = len / psz, i, n = 0;
+	uint64_t *pm = calloc(pages, sizeof(*pm));
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (!pm || fd < 0 ||
+	    pread(fd, pm, pages * sizeof(*pm), (uintptr_t)buf / psz * sizeof(*pm)) !=
+	    (ssize_t)(pages * sizeof(*pm)))
+		ksft_exit_fail_msg("pagemap: %s\n", strerror(errno));
+	for (i = 0; i < pages; i++)
+		if ((pm[i] & PM_SWAP) && !(pm[i] & PM_PRESENT)) {
+			*type = pm[i] & 0x1f;
+			off[n++] = (pm[i] >> 5) & ((1ULL << 50) - 1);
+		}
+	close(fd);
+	free(pm);
+	return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How many of the sorted @off[@n] of swap @type the tracker holds. */
+static long count_tracked(const uint64_t *off, size_t n, int type)
+{
+	unsigned long long o;
+	unsigned int t;
+	long found = 0;
+	FILE *f = fopen(DEBUGFS "swap_prefetch/entries", "r");
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%u %llu", &t, &o) == 2) {
+		uint64_t key = o;
+
+		found += (int)t == type &&
+			 bsearch(&key, off, n, sizeof(*off), cmp_u64);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * zswap writes the coldest entries of its pool back to the swap device
+ * through the swap cache; reclaim then frees those folios.  They were
+ * nobody's swap-out, so none of them may be tracked: a set zswap took
+ * whole, then wrote back, leaves no entry of its own in the tracker.
+ */
+static void test_zswap_writeback(void)
+{
+	const char *name = "zswap's writeback is not tracked as a swap-out";
+	char saved_zswap[ARRAY_SIZE(zswap_params)][32], path[128];
+	long wb, tracked;
+	uint64_t *off;
+	size_t i, n;
+	struct ws w;
+	int type = -1;
+
+	for (i = 0; i < ARRAY_SIZE(zswap_params); i++) {
+		snprintf(path, sizeof(path), ZSWAP_PARAMS "%s", zswap_params[i]);
+		if (read_file(path, saved_zswap[i], sizeof(saved_zswap[i])) < 0) {
+			ksft_test_result_skip("%s: no zswap\n", name);
+			return;
+		}
+		saved_zswap[i][strcspn(saved_zswap[i], "\n")] = 0;
+	}
+	if (access(DEBUGFS "swap_prefetch/entries", R_OK)) {
+		ksft_test_result_skip("%s: no debugfs\n", name);
+		return;
+	}
+	/* Recording, never reading: the evidence stays in the tracker. */
+	fast_pacing(1);
+	set_knob("delay_ms", "600000");
+	sp_write(ZSWAP_PARAMS "enabled", "Y");
+	sp_write(ZSWAP_PARAMS "max_pool_percent", "50");
+	sp_write(ZSWAP_PARAMS "shrinker_enabled", "Y");
+	w.len = ws_mib << 20;
+	w.pages = w.len / sp_page_size();
+	w.buf = sp_alloc(w.len);
+	fill_compressible(w.buf, w.len);
+	wb = sp_vmstat("zswpwb");
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	/* A tiny pool: the next stores make zswap write its oldest back. */
+	sp_write(ZSWAP_PARAMS "max_pool_percent", "1");
+	for (i = 0; i < 3; i++)
+		if (sp_run_hog(hog_mib))
+			ksft_exit_fail_msg("memory hog failed\n");
+	wb = sp_vmstat("zswpwb") - wb;
+	off = calloc(w.pages, sizeof(*off));
+	n = swap_offsets(w.buf, w.len, off, &type);
+	qsort(off, n, sizeof(*off), cmp_u64);
+	tracked = count_tracked(off, n, type);
+	ksft_print_msg("%zu of %zu pages swapped out, zswap wrote back %ld pages, %ld of the set's offsets tracked\n",
+		       n, w.pages, wb, tracked);
+	for (i = 0; i < ARRAY_SIZE(zswap_params); i++) {
+		snprintf(path, sizeof(path), ZSWAP_PARAMS "%s", zswap_params[i]);
+		sp_write(path, saved_zswap[i]);
+	}
+	if (n < w.pages / 2 || wb < (long)n / 4)
+		ksft_test_result_skip("%s: the set did not go through zswap's writeback\n",
+				      name);
+	else
+		ksft_test_result(tracked == 0, "%s\n", name);
+	free(off);
+	ws_free(&w);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2301,6 +2584,8 @@ static const struct {
 	{ "shmem", test_shmem },
 	{ "madv_free", test_madv_free },
 	{ "workingset", test_workingset_refaults },
+	{ "rotation", test_rotation_after_migration },
+	{ "zswap_writeback", test_zswap_writeback },
 	{ "numa_home", test_numa_home },
 	{ "numa_short_node", test_numa_short_node },
 };
@@ -2347,6 +2632,11 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("no such test; the names are in tests[]\n");
 	ksft_set_plan(selected);
 	save_tunables();
+	/* A home cgroup to squeeze sets out of; without one, the hog alone. */
+	if (!sp_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory") &&
+	    !(mkdir(CGROUP_HOME, 0755) && errno != EEXIST))
+		cgroup_go_home();
+	ksft_print_msg("LRU: %s\n", sp_mglru_on() ? "MGLRU" : "classic");
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		if (!wanted(tests[i].name, argc, argv))
 			continue;
@@ -2357,5 +2647,7 @@ int main(int argc, char **argv)
 			explain_failure();
 	}
 	sp_write(TRACE_EVENTS "enable", "0");
+	sp_write(CGROUP_ROOT "/cgroup.procs", "0");
+	rmdir(CGROUP_HOME);
 	ksft_finished();
 }
