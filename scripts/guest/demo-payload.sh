@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the guest (busybox sh): the swap-out / idle / re-activate
-# scenario, every variant in the same boot.  W, HOG and IDLE are set by
-# scripts/demo above this line.
+# scenario, every variant in the same boot.  W, HOG, IDLE, SCENARIOS,
+# STORM_RUNS and LRUS are set by scripts/demo above this line.  The
+# first LRU of LRUS runs everything; each further one runs the prefetch
+# comparison and the background scenarios again, switched at run time,
+# with "@" and its name in their labels.
 knob() { echo "$2" >"/sys/kernel/mm/swap_prefetch/$1"; }
 # CPU time in ns from schedstat (CONFIG_SCHED_INFO); ticks would read 0.
 # Busybox here has no pgrep: look the thread up by name.
@@ -16,6 +19,19 @@ kprefetchd_cpu_ns() {
 	echo -1
 }
 bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev /dev/vda "$@"; }
+# Switch the LRU: classic or mglru.
+set_lru() {
+	[ -w /sys/kernel/mm/lru_gen/enabled ] || return 1
+	case $1 in
+	classic) echo n >/sys/kernel/mm/lru_gen/enabled ;;
+	*) echo y >/sys/kernel/mm/lru_gen/enabled ;;
+	esac
+	echo "demo: LRU $1 (lru_gen/enabled $(cat /sys/kernel/mm/lru_gen/enabled))"
+}
+# The first LRU's labels carry no suffix: the main table is its.
+FIRST_LRU=${LRUS%% *}
+set_lru "$FIRST_LRU" || FIRST_LRU=classic
+SUFFIX=
 
 if [ ! -e /sys/kernel/mm/swap_prefetch/enabled ]; then
 	echo "demo: this kernel has no /sys/kernel/mm/swap_prefetch"
@@ -26,7 +42,7 @@ echo "demo: W=${W} MiB hog=${HOG} MiB idle=${IDLE} s delay=$(cat /sys/kernel/mm/
 knob enabled 0
 bench --no-swapout --idle 0 --label never_swapped
 bench --pageout --idle 0 --label all_in_swap_cache
-bench --idle "$IDLE" --label no_prefetch --trace /tmp/trace
+bench --idle "$IDLE" --label "no_prefetch$SUFFIX" --trace /tmp/trace
 bench --idle 0 --peer willneed --label willneed
 bench --idle 0 --peer swapoff --label swapoff
 if [ -d /sys/kernel/mm/damon/admin ]; then
@@ -37,7 +53,7 @@ fi
 
 knob enabled 1
 t0=$(kprefetchd_cpu_ns)
-bench --idle "$IDLE" --label prefetch --trace /tmp/trace
+bench --idle "$IDLE" --label "prefetch$SUFFIX" --trace /tmp/trace
 t1=$(kprefetchd_cpu_ns)
 [ "$t0" -ge 0 ] && echo "demo: kprefetchd_cpu_ns=$((t1 - t0))"
 grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'
@@ -51,9 +67,9 @@ scenario() {
 	name=$1
 	shift
 	knob enabled 0
-	bench --idle "$IDLE" --label "${name}_off" --background "$*"
+	bench --idle "$IDLE" --label "${name}${SUFFIX}_off" --background "$*"
 	knob enabled 1
-	bench --idle "$IDLE" --label "${name}_on" --background "$*"
+	bench --idle "$IDLE" --label "${name}${SUFFIX}_on" --background "$*"
 }
 # NAME with prefetch off, then on, each from an empty page cache:
 # off_then_on NAME sp_bench-arguments...
@@ -64,8 +80,8 @@ off_then_on() {
 		knob enabled "$state"
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
-		label=${name}_off
-		[ "$state" = 1 ] && label=${name}_on
+		label=${name}${SUFFIX}_off
+		[ "$state" = 1 ] && label=${name}${SUFFIX}_on
 		bench --idle "$IDLE" --label "$label" "$@"
 	done
 }
@@ -85,20 +101,36 @@ backup() {
 	off_then_on backup --job-reads "/dev/vdb:$(($(ram_mib) * 2))"
 	exec 9<&-
 }
-for s in $SCENARIOS; do
-	case $s in
-	churn2) scenario churn2 --churn 2 ;;
-	churn8) scenario churn8 --churn 8 ;;
-	churn32) scenario churn32 --churn 32 ;;
-	journal) scenario journal --writer /dev/vdb ;;
-	indexer) scenario indexer --reader /dev/vdb --reader-rate 4 ;;
-	waker) scenario waker --cpu 10 ;;
-	pagecache) pagecache ;;
-	backup) backup ;;
-	mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
-	*) echo "demo: unknown scenario $s" ;;
-	esac
+run_scenarios() {
+	for s in $SCENARIOS; do
+		case $s in
+		churn2|churn8|churn32) scenario "$s" --churn "${s#churn}" ;;
+		churn*_1s|churn*_3s)
+			rate=${s#churn}
+			pace=${rate#*_}
+			scenario "$s" --churn "${rate%_*}" --churn-pace "${pace%s}000" ;;
+		journal) scenario journal --writer /dev/vdb ;;
+		indexer) scenario indexer --reader /dev/vdb --reader-rate 4 ;;
+		waker) scenario waker --cpu 10 ;;
+		pagecache) pagecache ;;
+		backup) backup ;;
+		mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
+		*) echo "demo: unknown scenario $s" ;;
+		esac
+	done
+}
+run_scenarios
+# The other LRUs: the prefetch comparison and the scenarios again.
+for lru in ${LRUS#"$FIRST_LRU"}; do
+	set_lru "$lru" || { echo "demo: no lru_gen: $lru left out"; continue; }
+	SUFFIX=@$lru
+	knob enabled 0
+	bench --idle "$IDLE" --label "no_prefetch$SUFFIX"
+	knob enabled 1
+	bench --idle "$IDLE" --label "prefetch$SUFFIX"
+	run_scenarios
 done
+set_lru "$FIRST_LRU" >/dev/null || true
 grep swap_prefetch /proc/vmstat | sed 's/^/vmstat-end: /'
 
 # The swapstorm objection: a job larger than RAM in phases, with pauses

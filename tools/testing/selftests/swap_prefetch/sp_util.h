@@ -8,6 +8,7 @@
 #define SP_UTIL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>

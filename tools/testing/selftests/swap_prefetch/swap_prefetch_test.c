@@ -177,30 +177,45 @@ static bool own_cgroup(char *dir, size_t size)
 
 /*
  * What the hog left resident of a set, squeezed out of the cgroup it is
- * charged to: memory.max set below the group's usage by that much, then
- * back to "max".  MGLRU keeps a set that was faulted back recently, and
- * the hog's global reclaim takes the hog's own pages first.  This is
- * limit reclaim, not proactive reclaim: prefetch records it as it
- * records any reclaim.  False if the process is in the root cgroup.
+ * charged to: memory.max set to a quarter of the set for a moment, then
+ * back to "max".  MGLRU keeps a set that was faulted in recently, and
+ * the hog's global reclaim takes the hog's own pages first.  The limit
+ * is absolute, not the usage less the set: what the hog left in the swap
+ * cache is charged to the group too, and would be reclaimed instead.
+ * This is limit reclaim, not proactive reclaim: prefetch records it as
+ * it records any reclaim.  False if the process is in the root cgroup.
  */
 static bool ws_squeeze_rest(struct ws *w)
 {
-	size_t resident = sp_count_resident(w->buf, w->len) * sp_page_size();
 	char dir[256], path[300], limit[32];
-	long usage;
 
 	if (!own_cgroup(dir, sizeof(dir)))
 		return false;
-	snprintf(path, sizeof(path), "%s/memory.current", dir);
-	usage = sp_read_long(path);
-	if (usage <= (long)resident)
-		return false;
-	snprintf(limit, sizeof(limit), "%ld", usage - (long)resident);
+	snprintf(limit, sizeof(limit), "%zu", w->len / 4);
 	snprintf(path, sizeof(path), "%s/memory.max", dir);
 	if (sp_write(path, limit))
 		return false;
 	sp_write(path, "max");
 	return true;
+}
+
+/*
+ * Push a filled set out with a hog, and squeeze out what the hog left;
+ * returns the pages swapped out.
+ */
+static size_t ws_push_out(struct ws *w)
+{
+	size_t swapped;
+
+	if (sp_run_hog(hog_mib))
+		ksft_exit_fail_msg("memory hog failed\n");
+	swapped = sp_count_swapped(w->buf, w->len);
+	if (swapped < w->pages * 9 / 10 && ws_squeeze_rest(w)) {
+		ksft_print_msg("the hog swapped %zu of %zu pages out; squeezed the rest\n",
+			       swapped, w->pages);
+		swapped = sp_count_swapped(w->buf, w->len);
+	}
+	return swapped;
 }
 
 /* A working set, pushed out by a hog; false if too little left RAM. */
@@ -214,14 +229,7 @@ static bool ws_swap_out(struct ws *w)
 	w->pages = w->len / sp_page_size();
 	w->buf = sp_alloc(w->len);
 	sp_fill(w->buf, w->len);
-	if (sp_run_hog(hog_mib))
-		ksft_exit_fail_msg("memory hog failed\n");
-	swapped = sp_count_swapped(w->buf, w->len);
-	if (swapped < w->pages * 9 / 10 && ws_squeeze_rest(w)) {
-		ksft_print_msg("the hog swapped %zu of %zu pages out; squeezed the rest\n",
-			       swapped, w->pages);
-		swapped = sp_count_swapped(w->buf, w->len);
-	}
+	swapped = ws_push_out(w);
 	ksft_print_msg("%zu of %zu pages swapped out, %zu resident\n",
 		       swapped, w->pages, sp_count_resident(w->buf, w->len));
 	/* Records the swap-out lost: why a set may not come back whole. */
@@ -2347,8 +2355,8 @@ static pid_t kprefetchd_pid(void)
 		if (!isdigit(d->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		if (read_file(path, comm, sizeof(comm)) > 0 &&
-		    !strcmp(comm, "kprefetchd\n"))
+		if (!read_file(path, comm, sizeof(comm)) &&
+		    !strcmp(comm, "kprefetchd"))
 			pid = atoi(d->d_name);
 	}
 	if (dir)
@@ -2432,14 +2440,18 @@ static const char * const zswap_params[] = {
 	"enabled", "max_pool_percent", "shrinker_enabled",
 };
 
-/* Pages that zswap compresses well: one word of each is its number. */
+/*
+ * Pages that zswap takes and that fill its pool: half of each is the
+ * pattern, which does not compress, half zeroes.
+ */
 static void fill_compressible(char *buf, size_t len)
 {
-	size_t p, psz = sp_page_size();
+	size_t p, i, psz = sp_page_size();
 
 	memset(buf, 0, len);
 	for (p = 0; p < len / psz; p++)
-		*(uint64_t *)(buf + p * psz) = p + 1;
+		for (i = 0; i < psz / 2 / sizeof(uint64_t); i++)
+			((uint64_t *)(buf + p * psz))[i] = sp_pattern(p, i);
 }
 
 /* Offsets of [buf, buf + len) swapped out to swap @type, sorted. */
@@ -2500,7 +2512,7 @@ static void test_zswap_writeback(void)
 {
 	const char *name = "zswap's writeback is not tracked as a swap-out";
 	char saved_zswap[ARRAY_SIZE(zswap_params)][32], path[128];
-	long wb, tracked;
+	long wb, stored, tracked;
 	uint64_t *off;
 	size_t i, n;
 	struct ws w;
@@ -2529,8 +2541,9 @@ static void test_zswap_writeback(void)
 	w.buf = sp_alloc(w.len);
 	fill_compressible(w.buf, w.len);
 	wb = sp_vmstat("zswpwb");
-	if (sp_run_hog(hog_mib))
-		ksft_exit_fail_msg("memory hog failed\n");
+	stored = sp_vmstat("zswpout");
+	ws_push_out(&w);
+	stored = sp_vmstat("zswpout") - stored;
 	/* A tiny pool: the next stores make zswap write its oldest back. */
 	sp_write(ZSWAP_PARAMS "max_pool_percent", "1");
 	for (i = 0; i < 3; i++)
@@ -2541,13 +2554,14 @@ static void test_zswap_writeback(void)
 	n = swap_offsets(w.buf, w.len, off, &type);
 	qsort(off, n, sizeof(*off), cmp_u64);
 	tracked = count_tracked(off, n, type);
-	ksft_print_msg("%zu of %zu pages swapped out, zswap wrote back %ld pages, %ld of the set's offsets tracked\n",
-		       n, w.pages, wb, tracked);
+	ksft_print_msg("%zu of %zu pages swapped out, %ld stored by zswap; it wrote back %ld pages, %ld of the set's offsets tracked\n",
+		       n, w.pages, stored, wb, tracked);
 	for (i = 0; i < ARRAY_SIZE(zswap_params); i++) {
 		snprintf(path, sizeof(path), ZSWAP_PARAMS "%s", zswap_params[i]);
 		sp_write(path, saved_zswap[i]);
 	}
-	if (n < w.pages / 2 || wb < (long)n / 4)
+	if (n < w.pages / 2 || stored < (long)w.pages * 9 / 10 ||
+	    wb < (long)n / 4)
 		ksft_test_result_skip("%s: the set did not go through zswap's writeback\n",
 				      name);
 	else
