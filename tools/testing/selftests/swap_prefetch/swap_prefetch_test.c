@@ -1551,7 +1551,10 @@ static void wait_prefetch_settled(int timeout_s)
 	}
 }
 
-/* One job of the yields test, and what it left cached. */
+/*
+ * One job of the yields test, what it left cached, and the unused
+ * prefetched pages reclaim took meanwhile (the shrinker's and the LRU's).
+ */
 struct cache_job {
 	size_t pages, cached;
 	long yielded, deficit;
@@ -1571,7 +1574,7 @@ struct cache_job {
 static bool run_cache_job(const char *dev, int enabled, const char *name,
 			  struct cache_job *job, size_t *bad)
 {
-	long free_bytes, refaults;
+	long free_bytes, refaults, shrunk;
 	size_t len;
 	struct ws w;
 
@@ -1593,17 +1596,20 @@ static bool run_cache_job(const char *dev, int enabled, const char *name,
 	len &= ~((size_t)sp_page_size() - 1);
 	job->pages = len / sp_page_size();
 	job->deficit = enabled ? w.pages * 3 / 4 : 0;
-	job->yielded = sp_vmstat("swap_prefetch_yielded_pages");
+	job->yielded = sp_vmstat("swap_prefetch_unused_reclaimed_pages");
+	shrunk = sp_vmstat("swap_prefetch_yielded_pages");
 	refaults = sp_vmstat("workingset_refault_file");
 	job->cached = page_cache_job(dev, len);
-	job->yielded = sp_vmstat("swap_prefetch_yielded_pages") - job->yielded;
+	job->yielded = sp_vmstat("swap_prefetch_unused_reclaimed_pages") -
+		       job->yielded;
+	shrunk = sp_vmstat("swap_prefetch_yielded_pages") - shrunk;
 	refaults = sp_vmstat("workingset_refault_file") - refaults;
 	*bad += sp_verify(w.buf, w.len);
 	ws_free(&w);
 	ksft_print_msg("prefetch %s: the job read %zu pages twice, %zu still cached\n",
 		       enabled ? "on " : "off", job->pages, job->cached);
-	ksft_print_msg("  %ld file refaults; %ld pages yielded\n",
-		       refaults, job->yielded);
+	ksft_print_msg("  %ld file refaults; %ld unused pages reclaimed, %ld of them by the shrinker\n",
+		       refaults, job->yielded, shrunk);
 	return true;
 }
 
@@ -1626,11 +1632,13 @@ static double median_cached(const struct cache_job *jobs)
  * memory keeps as much of its cache as a job that finds the set still
  * out: the room those pages hold goes to the job first.  Jobs with
  * prefetch off and on alternate, three of each, so that what drifts over
- * the boot falls on both; their medians are compared.  The shrinker must
- * also have given up at least as many pages as the jobs lacked: without
- * it, reclaim took some of that room from the job's cache and the rest
- * from the prefetched pages through the LRU, and the medians, a few
- * points apart then, need not show it.
+ * the boot falls on both; their medians are compared.  Reclaim must also
+ * have taken at least as many unused prefetched pages as the jobs
+ * lacked: with the classic LRU, where the shrinker gives them up (without
+ * it, reclaim took some of that room from the job's cache and 74-81% of
+ * the prefetched pages stayed), and with MGLRU, whose eviction takes them
+ * from the oldest generation itself.  The medians, a few points apart
+ * without the shrinker, need not show it.
  */
 static void test_yields_to_page_cache(void)
 {
@@ -1658,7 +1666,7 @@ static void test_yields_to_page_cache(void)
 	med_on = median_cached(on);
 	ksft_print_msg("median still cached: %.1f%% with prefetch off, %.1f%% on\n",
 		       med_off * 100, med_on * 100);
-	ksft_print_msg("yielded %ld pages for the %ld the jobs lacked\n",
+	ksft_print_msg("reclaim took %ld unused prefetched pages for the %ld the jobs lacked\n",
 		       yielded, deficit);
 	/*
 	 * Under TCG the medians of three jobs spread: 0.3 points apart one
@@ -2526,6 +2534,8 @@ static void test_zswap_writeback(void)
 		}
 		saved_zswap[i][strcspn(saved_zswap[i], "\n")] = 0;
 	}
+	if (access(DEBUGFS "swap_prefetch", F_OK))
+		mount("none", DEBUGFS, "debugfs", 0, NULL);
 	if (access(DEBUGFS "swap_prefetch/entries", R_OK)) {
 		ksft_test_result_skip("%s: no debugfs\n", name);
 		return;
@@ -2570,6 +2580,121 @@ static void test_zswap_writeback(void)
 	ws_free(&w);
 }
 
+#define LRU_GEN_DEBUGFS	DEBUGFS "lru_gen"
+#define LRU_GEN_ENABLED	"/sys/kernel/mm/lru_gen/enabled"
+#define TAINT_BAD_PAGE	(1 << 5)
+
+/*
+ * The memcg id of cgroup @path and node 0's oldest anonymous and newest
+ * generations there, from debugfs lru_gen; false if not listed.
+ */
+static bool lru_gen_seqs(const char *path, int *id, unsigned long *min_anon,
+			 unsigned long *max_seq)
+{
+	char line[256], name[200];
+	FILE *f = fopen(LRU_GEN_DEBUGFS, "r");
+	int memcg = -1, nid, state = 0;
+	unsigned long seq;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "memcg %d %199s", &memcg, name) == 2) {
+			state = !strcmp(name, path);
+		} else if (sscanf(line, " node %d", &nid) == 1) {
+			state = state && !nid ? 2 : 0;
+		} else if (state >= 2 && sscanf(line, " %lu", &seq) == 1) {
+			if (state == 2)
+				*min_anon = seq;
+			*max_seq = seq;
+			*id = memcg;
+			state = 3;
+		}
+	}
+	if (f)
+		fclose(f);
+	return *id >= 0 && state == 3;
+}
+
+/*
+ * MGLRU sets PG_active on a folio that leaves one of its two youngest
+ * generations, to be taken to the classic LRU (switching it off) or
+ * kept active; a folio freed with PG_active set is a "Bad page state"
+ * (init_on_alloc=1 or DEBUG_VM) and taints the kernel.  Prefetch puts
+ * its pages in the oldest anonymous generation, which is one of the two
+ * youngest when only two are left: evict the older ones first, let
+ * prefetch read, switch MGLRU off, and have the shrinker give the pages
+ * up to a page-cache job.  They must be freed cleanly.
+ */
+static void test_young_generation_yield(void)
+{
+	const char *name = "pages from MGLRU's young generations are given up cleanly";
+	unsigned long min_anon = 0, max_seq = 0;
+	long tainted, yielded, free_bytes;
+	char dev[128], cmd[64], cg[200];
+	int id = -1, fd;
+	size_t len;
+	struct ws w;
+
+	if (access(DEBUGFS "swap_prefetch", F_OK))
+		mount("none", DEBUGFS, "debugfs", 0, NULL);
+	if (!sp_mglru_on() || access(LRU_GEN_DEBUGFS, W_OK) ||
+	    !first_swap_device(dev, sizeof(dev)) ||
+	    !own_cgroup(cg, sizeof(cg))) {
+		ksft_test_result_skip("%s: needs MGLRU on, debugfs lru_gen, a swap device and a cgroup\n",
+				      name);
+		return;
+	}
+	fast_pacing(1);
+	set_knob("delay_ms", "600000");
+	if (!ws_swap_out(&w)) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+		return;
+	}
+	/* Two anonymous generations left: the oldest is one of the young. */
+	if (!lru_gen_seqs(cg + strlen(CGROUP_ROOT), &id, &min_anon, &max_seq) ||
+	    max_seq < 2) {
+		ws_free(&w);
+		ksft_test_result_skip("%s: %s not in %s\n", name, cg, LRU_GEN_DEBUGFS);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "- %d 0 %lu 200\n", id, max_seq - 2);
+	if (min_anon + 2 <= max_seq)
+		sp_write(LRU_GEN_DEBUGFS, cmd);
+	lru_gen_seqs(cg + strlen(CGROUP_ROOT), &id, &min_anon, &max_seq);
+	set_knob("delay_ms", "1000");
+	if (wait_resident(&w, 90, 60) < 0) {
+		ws_free(&w);
+		ksft_test_result_fail("%s: the set did not come back\n", name);
+		return;
+	}
+	wait_prefetch_settled(30);
+	ksft_print_msg("anonymous generations %lu to %lu when prefetch read\n",
+		       min_anon, max_seq);
+	tainted = sp_read_long("/proc/sys/kernel/tainted");
+	yielded = sp_vmstat("swap_prefetch_yielded_pages");
+	sp_write(LRU_GEN_ENABLED, "n");
+	free_bytes = sp_meminfo("MemFree") << 10;
+	len = (free_bytes + w.len * 3 / 4) & ~((size_t)sp_page_size() - 1);
+	fd = open(dev, O_RDONLY);
+	if (fd < 0 || !read_through(fd, len) || !read_through(fd, len))
+		ksft_exit_fail_msg("read %s: %s\n", dev, strerror(errno));
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+	yielded = sp_vmstat("swap_prefetch_yielded_pages") - yielded;
+	sp_write(LRU_GEN_ENABLED, "y");
+	ksft_print_msg("the shrinker gave up %ld pages; tainted %ld -> %ld\n",
+		       yielded, tainted, sp_read_long("/proc/sys/kernel/tainted"));
+	if (min_anon + 1 != max_seq || !yielded)
+		ksft_test_result_skip("%s: %s\n", name, yielded ?
+				      "more than two generations were left" :
+				      "the shrinker gave nothing up");
+	else
+		ksft_test_result(!(sp_read_long("/proc/sys/kernel/tainted") &
+				   ~tainted & TAINT_BAD_PAGE) &&
+				 !sp_verify(w.buf, w.len), "%s\n", name);
+	ws_free(&w);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -2600,6 +2725,7 @@ static const struct {
 	{ "workingset", test_workingset_refaults },
 	{ "rotation", test_rotation_after_migration },
 	{ "zswap_writeback", test_zswap_writeback },
+	{ "young_yield", test_young_generation_yield },
 	{ "numa_home", test_numa_home },
 	{ "numa_short_node", test_numa_short_node },
 };
