@@ -257,6 +257,22 @@ static bool swapped_out_or_skip(struct ws *w, int enabled, const char *name)
 	return false;
 }
 
+/*
+ * Swap a set out with prefetch recording but holding its reads back (a
+ * 10-minute delay, until the test writes a short one); if the set did
+ * not go out, report a skip.
+ */
+static bool swapped_out_held_or_skip(struct ws *w, const char *name)
+{
+	fast_pacing(1);
+	set_knob("delay_ms", "600000");
+	if (ws_swap_out(w))
+		return true;
+	ws_free(w);
+	ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	return false;
+}
+
 static const char * const counters[] = {
 	"swap_prefetch_recorded_pages", "swap_prefetch_read_pages", "swap_prefetch_stale_pages",
 	"swap_prefetch_skipped_pages", "swap_prefetch_delayed_checks", "swap_prefetch_used_pages",
@@ -803,18 +819,13 @@ static void test_yields_to_swap_disk_io(void)
 		ksft_test_result_skip("%s: swap is not on a block device\n", name);
 		return;
 	}
-	fast_pacing(1);
 	/*
 	 * Hold reads back until the stream runs: a round that starts in the
 	 * moment between the swap-out and the reader's first read would be
 	 * no sign of anything.
 	 */
-	set_knob("delay_ms", "600000");
-	if (!ws_swap_out(&w)) {
-		ws_free(&w);
-		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	if (!swapped_out_held_or_skip(&w, name))
 		return;
-	}
 	fg = start_disk_reader(dev);
 	sleep(1);
 	read0 = sp_vmstat("swap_prefetch_read_pages");
@@ -2409,14 +2420,8 @@ static void test_rotation_after_migration(void)
 				      pid < 0 ? "no kprefetchd" : "one CPU");
 		return;
 	}
-	/* Recording, not reading yet. */
-	fast_pacing(1);
-	set_knob("delay_ms", "600000");
-	if (!ws_swap_out(&w)) {
-		ws_free(&w);
-		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	if (!swapped_out_held_or_skip(&w, name))
 		return;
-	}
 	/*
 	 * The swap-out's writes rotate their pages as they end: wait until
 	 * nothing has rotated for two seconds, so that only prefetch does.
@@ -2666,13 +2671,8 @@ static void test_young_generation_yield(void)
 				      name);
 		return;
 	}
-	fast_pacing(1);
-	set_knob("delay_ms", "600000");
-	if (!ws_swap_out(&w)) {
-		ws_free(&w);
-		ksft_test_result_skip("%s: hog did not push the set out\n", name);
+	if (!swapped_out_held_or_skip(&w, name))
 		return;
-	}
 	/* Two anonymous generations left: the oldest is one of the young. */
 	if (!lru_gen_seqs(cg + strlen(CGROUP_ROOT), &id, &min_anon, &max_seq) ||
 	    max_seq < 2) {
@@ -2692,6 +2692,9 @@ static void test_young_generation_yield(void)
 	}
 	wait_prefetch_settled(30);
 	ksft_print_msg("anonymous generations %lu to %lu when prefetch read\n",
+		       min_anon, max_seq);
+	lru_gen_seqs(cg + strlen(CGROUP_ROOT), &id, &min_anon, &max_seq);
+	ksft_print_msg("anonymous generations %lu to %lu when MGLRU is switched off\n",
 		       min_anon, max_seq);
 	tainted = sp_read_long("/proc/sys/kernel/tainted");
 	yielded = sp_vmstat("swap_prefetch_yielded_pages");
