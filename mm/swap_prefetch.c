@@ -569,10 +569,9 @@ swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
 				continue;
 			}
 			atomic_long_inc(&t->nr_chunks);
-			c->type = swp_type(e->entry);
-			c->gen = e->gen;
-			c->nid = e->nid;
-			c->nr = 0;
+			/* Current, so the generation is e->gen. */
+			swap_prefetch_chunk_reset(t, c, swp_type(e->entry),
+						  e->nid);
 			list_add(&c->list, &t->chunks);
 		}
 		c->offsets[c->nr++] = swp_offset(e->entry);
@@ -889,7 +888,7 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 			   swap_prefetch_sieve_t sieve, unsigned long *dead)
 {
 	unsigned long target = t->max_chunks - t->max_chunks / 4, dropped;
-	struct swap_prefetch_fair *fair = t->fair, *own = NULL;
+	struct swap_prefetch_fair *fair, *own = NULL;
 
 	might_sleep();
 	clear_bit(0, &t->trim);
@@ -899,13 +898,10 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 	 * run for it, but never the OOM killer: a failure only costs
 	 * fairness.
 	 */
-	if (!fair && t->owners && atomic_long_read(&t->nr_chunks) > target) {
-		own = kmalloc(sizeof(*fair), GFP_KERNEL | __GFP_RETRY_MAYFAIL |
-					     __GFP_NOWARN);
-		fair = own;
-	}
-	if (!t->owners)
-		fair = NULL;
+	if (t->owners && !t->fair && atomic_long_read(&t->nr_chunks) > target)
+		own = kmalloc(sizeof(*own), GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+					    __GFP_NOWARN);
+	fair = t->owners ? t->fair ?: own : NULL;
 	spin_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
 	if (sieve)

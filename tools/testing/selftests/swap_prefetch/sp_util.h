@@ -165,10 +165,10 @@ static inline size_t sp_count_resident(char *buf, size_t len)
 	return n;
 }
 
-/* Pages of [buf, buf + len) whose PTE is a swap entry (not mapped). */
-static inline size_t sp_count_swapped(char *buf, size_t len)
+/* The pagemap entries of [buf, buf + len), to be freed; exits on error. */
+static inline uint64_t *sp_pagemap(char *buf, size_t len)
 {
-	size_t psz = sp_page_size(), pages = len / psz, i, n = 0;
+	size_t psz = sp_page_size(), pages = len / psz;
 	uint64_t *pm = malloc(pages * sizeof(*pm));
 	int fd = open("/proc/self/pagemap", O_RDONLY);
 	off_t off = (uintptr_t)buf / psz * sizeof(*pm);
@@ -178,9 +178,18 @@ static inline size_t sp_count_swapped(char *buf, size_t len)
 		perror("pagemap");
 		exit(2);
 	}
+	close(fd);
+	return pm;
+}
+
+/* Pages of [buf, buf + len) whose PTE is a swap entry (not mapped). */
+static inline size_t sp_count_swapped(char *buf, size_t len)
+{
+	size_t pages = len / sp_page_size(), i, n = 0;
+	uint64_t *pm = sp_pagemap(buf, len);
+
 	for (i = 0; i < pages; i++)
 		n += (pm[i] & PM_SWAP) && !(pm[i] & PM_PRESENT);
-	close(fd);
 	free(pm);
 	return n;
 }

@@ -2498,20 +2498,14 @@ static void fill_compressible(char *buf, size_t len)
 /* Offsets of [buf, buf + len) swapped out to swap @type, sorted. */
 static size_t swap_offsets(char *buf, size_t len, uint64_t *off, int *type)
 {
-	size_t psz = sp_page_size(), pages = len / psz, i, n = 0;
-	uint64_t *pm = calloc(pages, sizeof(*pm));
-	int fd = open("/proc/self/pagemap", O_RDONLY);
+	size_t pages = len / sp_page_size(), i, n = 0;
+	uint64_t *pm = sp_pagemap(buf, len);
 
-	if (!pm || fd < 0 ||
-	    pread(fd, pm, pages * sizeof(*pm), (uintptr_t)buf / psz * sizeof(*pm)) !=
-	    (ssize_t)(pages * sizeof(*pm)))
-		ksft_exit_fail_msg("pagemap: %s\n", strerror(errno));
 	for (i = 0; i < pages; i++)
 		if ((pm[i] & PM_SWAP) && !(pm[i] & PM_PRESENT)) {
 			*type = pm[i] & 0x1f;
 			off[n++] = (pm[i] >> 5) & ((1ULL << 50) - 1);
 		}
-	close(fd);
 	free(pm);
 	return n;
 }
