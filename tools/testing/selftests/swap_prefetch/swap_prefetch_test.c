@@ -1818,7 +1818,7 @@ static long refaults_swapout_to_retouch(int enabled)
 		sleep(10);
 	sp_retouch(w.buf, w.len);
 	r = sp_vmstat("workingset_refault_anon") - r0;
-	ksft_print_msg("prefetch %s: %ld shadow nodes, %ld pages read from swap, %ld refaults\n",
+	ksft_print_msg("prefetch %s: %ld shadow nodes, %ld swapped in, %ld refaults\n",
 		       enabled ? "on " : "off", nodes,
 		       sp_vmstat("pswpin") - in0, r);
 	if (sp_verify(w.buf, w.len))
@@ -1842,7 +1842,7 @@ static void test_workingset_refaults(void)
 	ksft_print_msg("refaults from the set out to its re-touch, %zu pages: %ld off, %ld on\n",
 		       (ws_mib << 20) / sp_page_size(), off, on);
 	if (off == -1 || on == -1) {
-		ksft_test_result_skip("%s: no cgroup v2 memory controller, or the set did not go out\n",
+		ksft_test_result_skip("%s: no memory controller, or no swap-out\n",
 				      name);
 		return;
 	}
