@@ -71,8 +71,10 @@ scenario() {
 	knob enabled 1
 	bench --idle "$IDLE" --label "${name}${SUFFIX}_on" --background "$*"
 }
-# NAME with prefetch off, then on, each from an empty page cache:
+# NAME with prefetch off, then on, each from an empty page cache; RUN,
+# if set, ends both labels (.2, .3 for repeated pairs):
 # off_then_on NAME sp_bench-arguments...
+RUN=
 off_then_on() {
 	name=$1
 	shift
@@ -80,8 +82,8 @@ off_then_on() {
 		knob enabled "$state"
 		sync
 		echo 3 >/proc/sys/vm/drop_caches
-		label=${name}${SUFFIX}_off
-		[ "$state" = 1 ] && label=${name}${SUFFIX}_on
+		label=${name}${SUFFIX}_off${RUN}
+		[ "$state" = 1 ] && label=${name}${SUFFIX}_on${RUN}
 		bench --idle "$IDLE" --label "$label" "$@"
 	done
 }
@@ -89,8 +91,24 @@ ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
 # A page-cache job after the idle period, as a backup or a build that
 # starts later would be: read half the RAM of the second disk twice, then
 # re-touch W.  Shows how long prefetched pages survive and who pays.
+# Three pairs, off and on interleaved, so that drift falls on both.
 pagecache() {
-	off_then_on pagecache --then-read "/dev/vdb:$(($(ram_mib) / 2))"
+	for RUN in "" .2 .3; do
+		off_then_on pagecache --then-read "/dev/vdb:$(($(ram_mib) / 2))"
+	done
+	RUN=
+}
+# zswap on for this row only: W is compressed into RAM as it goes out,
+# and what zswap cannot hold goes to the swap disk.
+zswap_row() {
+	z=/sys/module/zswap/parameters/enabled
+	if [ ! -w "$z" ]; then
+		echo "demo: no zswap in this kernel: no zswap row"
+		return
+	fi
+	echo Y >"$z"
+	off_then_on zswap
+	echo N >"$z"
 }
 # A backup-like job: it reads twice RAM of the second disk while the hog
 # pushes W out, then ends.  The disk stays open meanwhile, so that the
@@ -114,6 +132,7 @@ run_scenarios() {
 		waker) scenario waker --cpu 10 ;;
 		pagecache) pagecache ;;
 		backup) backup ;;
+		zswap) zswap_row ;;
 		mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
 		*) echo "demo: unknown scenario $s" ;;
 		esac
