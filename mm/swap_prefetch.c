@@ -228,14 +228,25 @@ VISIBLE_IF_KUNIT struct swap_prefetch_chunk *swap_prefetch_chunk_alloc(void)
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_chunk_alloc);
 
 /*
- * A fresh chunk for @type: ERR_PTR(-ENOSPC) at the cap, ERR_PTR(-ENOMEM)
- * if no page is free.  *@wake is set if kprefetchd must be woken: the
- * tracker held no chunk before (kprefetchd sleeps without a timeout then),
- * or it nears its cap and the oldest chunks should be recycled.  The count
- * decides "empty", atomically and only once the chunk exists, so of all
- * the records racing with kprefetchd's free of the last chunk exactly one
- * sees the tracker empty.  The cap is looked at first as well, so that
- * swap-out at the cap neither takes a page only to give it back nor
+ * Ask kprefetchd to trim; true if nobody had asked since its last trim.
+ * Looked at first: at the cap every record asks, from every CPU.
+ */
+static bool swap_prefetch_ask_trim(struct swap_prefetch_tracker *t)
+{
+	return !test_bit(0, &t->trim) && !test_and_set_bit(0, &t->trim);
+}
+
+/*
+ * A fresh chunk for @type: ERR_PTR(-ENOSPC) at the cap, ERR_PTR(-ENOMEM) if
+ * no page is free.  *@wake is set if kprefetchd must be woken: the tracker
+ * held no chunk before (kprefetchd sleeps without a timeout then), or it
+ * nears or is at its cap and the oldest chunks should be recycled.  The cap
+ * may be reached without a new chunk (a round puts back what it popped) or
+ * stay reached after a trim: a record refused at the cap asks for a trim
+ * too.  The count decides "empty", atomically and only once the chunk exists,
+ * so of all the records racing with kprefetchd's free of the last chunk
+ * exactly one sees the tracker empty.  The cap is looked at first as well, so
+ * that swap-out at the cap neither takes a page only to give it back nor
  * mistakes the cap for a lack of memory.
  */
 static struct swap_prefetch_chunk *
@@ -246,7 +257,7 @@ swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
 	long nr;
 
 	if (atomic_long_read(&t->nr_chunks) >= t->max_chunks)
-		return ERR_PTR(-ENOSPC);
+		goto at_cap;
 	c = swap_prefetch_chunk_alloc();
 	if (!c)
 		return ERR_PTR(-ENOMEM);
@@ -254,15 +265,17 @@ swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
 	if (nr > t->max_chunks) {
 		atomic_long_dec(&t->nr_chunks);
 		free_page((unsigned long)c);
-		return ERR_PTR(-ENOSPC);
+		goto at_cap;
 	}
 	swap_prefetch_chunk_reset(t, c, type, nid);
 	if (nr == 1)
 		*wake = true;
-	if (nr >= t->max_chunks - t->max_chunks / 8 &&
-	    !test_and_set_bit(0, &t->trim))
-		*wake = true;
+	if (nr >= t->max_chunks - t->max_chunks / 8)
+		*wake |= swap_prefetch_ask_trim(t);
 	return c;
+at_cap:
+	*wake |= swap_prefetch_ask_trim(t);
+	return ERR_PTR(-ENOSPC);
 }
 
 static void swap_prefetch_chunk_free(struct swap_prefetch_tracker *t,
@@ -949,7 +962,9 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_sift);
  * Moves the type's generation on, so that nothing recorded before comes
  * back, wherever it is (open in a shard, popped by kprefetchd), and frees
  * the type's chunks.  Once every type is purged the tracker holds no
- * memory.
+ * memory.  With -1 every collected chunk is freed, stale or not: a
+ * recorder that passed its check of t->stopped before the purge took its
+ * shard's lock may have started its chunk over at the new generation.
  *
  * Return: the number of entries freed.
  */
@@ -967,7 +982,7 @@ swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t, int type)
 			WRITE_ONCE(t->gen[i], t->gen[i] + 1);
 	swap_prefetch_tracker_collect_all(t);
 	list_for_each_entry_safe(c, tmp, &t->chunks, list) {
-		if (!swap_prefetch_chunk_stale(t, c))
+		if (type >= 0 && !swap_prefetch_chunk_stale(t, c))
 			continue;
 		removed += c->nr;
 		swap_prefetch_chunk_drop(t, c);
@@ -983,8 +998,9 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_purge);
  *
  * A reclaimer may still be on its way into swap_prefetch_tracker_add()
  * when recording is switched off: the flag is set before the purge takes
- * each shard's lock, so what such a reclaimer records is purged, or it
- * records nothing.  The tracker then holds no memory.
+ * each shard's lock, so what such a reclaimer records is collected and
+ * freed by the purge, or it records nothing.  The tracker then holds no
+ * memory.
  *
  * Return: the number of entries freed.
  */
@@ -1149,11 +1165,14 @@ swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
  * at every sample for a while: a point sample cannot tell a dip from a
  * fall.  So memory counts as falling only when the newest sample is below
  * the most seen over the last %SWAP_PREFETCH_TREND_WINDOWS windows by
- * more than %SWAP_PREFETCH_TREND_SLACK and by more than the most that was
- * freed within any two adjacent windows of them: churn at any pace up to
- * the span of two windows has freed a whole burst within two windows, and
+ * more than %SWAP_PREFETCH_TREND_SLACK plus the most that was freed
+ * within any two adjacent windows of them: churn at any pace up to the
+ * span of two windows has freed a whole burst within two windows, and
  * cannot hold more than that at a sample.  A job that grows frees nothing
- * of what it took, and is seen as soon as it has grown by the slack.
+ * of what it took, and is seen as soon as it has grown by the slack more
+ * than what others freed meanwhile.  Frees that nobody takes back (a
+ * dropped cache, a deleted file) count as turnover too, and hide a job
+ * that grows by less for as long as they are among the windows.
  *
  * Return: true if available memory is falling, or if the trend has not
  * yet seen %SWAP_PREFETCH_TREND_WINDOWS windows: one not known is not
@@ -2186,13 +2205,13 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 
 /*
  * Wait for the round's reads, then drop kprefetchd's references.  A page
- * still unused goes to the tail of the inactive list (MGLRU: the oldest
- * generation), where reclaim looks first: it is a guess, it can go
- * without I/O, and it must not push out what the workload used more
- * recently.  Only a folio on the LRU can be moved: one that is still in
- * the lru_add batch of a CPU kprefetchd ran on before it was moved is
- * added there first, once for the round.  The rotation is batched on
- * this CPU; the caller drains it.
+ * still in the swap cache that nothing maps goes to the tail of the inactive
+ * list (MGLRU: the oldest generation), where reclaim looks first: it is a
+ * guess, it can go without I/O, and it must not push out what the workload
+ * used more recently.  Only a folio on the LRU can be moved: one that is
+ * still in the lru_add batch of a CPU kprefetchd ran on before it was moved
+ * is added there first, once for the round.  The rotation is batched on this
+ * CPU; the caller drains it.
  */
 static void kprefetchd_finish_reads(struct folio **folios, unsigned int nr)
 {
@@ -2464,37 +2483,43 @@ static int kprefetchd(void *unused)
 #define SWAP_PREFETCH_YIELD_BATCH	32
 
 /*
- * Isolate one folio onto @list if it is still an unused prefetched page in
- * the swap cache that nothing maps; takes over the caller's reference.
- * The folio lock keeps a fault from mapping it while it is looked at.
+ * Drop one folio if it is still an unused prefetched page in the swap cache
+ * that nothing maps; takes over the caller's reference.  Checked and
+ * dropped under one hold of the folio lock: a fault that finds the folio
+ * waits for the lock, and its reference then keeps the folio where it is.
+ * Returns true if the folio was dropped.
  */
-static bool swap_prefetch_yield_isolate(struct folio *folio,
-					struct list_head *list)
+static bool swap_prefetch_yield_folio(struct folio *folio)
 {
-	bool unused = false;
+	bool dropped;
 
-	if (folio_trylock(folio)) {
-		unused = folio_test_swapcache(folio) &&
-			 swap_prefetch_folio_unused(folio) &&
-			 !folio_mapped(folio) && !folio_test_writeback(folio);
-		folio_unlock(folio);
+	if (!folio_trylock(folio)) {
+		folio_put(folio);
+		return false;
 	}
-	if (unused && folio_isolate_lru(folio))
-		list_add(&folio->lru, list);
-	else
-		unused = false;
+	if (!folio_test_swapcache(folio) || !swap_prefetch_folio_unused(folio) ||
+	    folio_mapped(folio) || folio_test_writeback(folio) ||
+	    !folio_isolate_lru(folio)) {
+		folio_unlock(folio);
+		folio_put(folio);
+		return false;
+	}
 	/* The isolation holds a reference of its own. */
 	folio_put(folio);
-	return unused;
+	dropped = swap_prefetch_reclaim_folio(folio);
+	folio_unlock(folio);
+	if (dropped)
+		folio_put(folio);
+	else
+		folio_putback_lru(folio);
+	return dropped;
 }
 
 /*
  * Drop the unused prefetched folios of node @nid in one swap cache address
  * space, looking at no more than *@budget of them; returns the number
- * dropped.  They go the way MADV_PAGEOUT's do, through reclaim_pages(),
- * which takes them off the LRU's books (PG_active included: MGLRU sets it
- * at isolation for its two youngest generations), leaves a shadow entry
- * and puts back what it cannot drop.
+ * dropped.  They leave as reclaim drops a clean swap cache folio, with a
+ * shadow entry (swap_prefetch_reclaim_folio()).
  */
 static unsigned long swap_prefetch_yield_space(struct address_space *space,
 					       int nid, unsigned long *budget)
@@ -2503,7 +2528,6 @@ static unsigned long swap_prefetch_yield_space(struct address_space *space,
 	struct folio *batch[SWAP_PREFETCH_YIELD_BATCH], *folio;
 	unsigned long dropped = 0;
 	unsigned int i, nr;
-	LIST_HEAD(list);
 
 	do {
 		nr = 0;
@@ -2527,8 +2551,7 @@ static unsigned long swap_prefetch_yield_space(struct address_space *space,
 		}
 		rcu_read_unlock();
 		for (i = 0; i < nr; i++)
-			swap_prefetch_yield_isolate(batch[i], &list);
-		dropped += reclaim_pages(&list);
+			dropped += swap_prefetch_yield_folio(batch[i]);
 		*budget -= nr;
 	} while (nr == ARRAY_SIZE(batch) && *budget);
 	return dropped;

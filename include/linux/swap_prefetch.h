@@ -31,6 +31,7 @@ void __swap_prefetch_note_use(struct folio *folio, struct address_space *space,
 			      pgoff_t index);
 void __swap_prefetch_note_drop(struct xa_state *xas, void *shadow);
 void __swap_prefetch_mark_new(struct xa_state *xas, bool refault);
+bool swap_prefetch_reclaim_folio(struct folio *folio);
 
 /*
  * A page that kprefetchd read and nobody has used yet carries this mark
@@ -69,7 +70,9 @@ static inline bool current_is_kprefetchd(void)
  * read and nobody used - zswap chose it as the coldest of its pool - or
  * shmem's, which shmem records as it writes it out
  * (swap_prefetch_record_shmem()).  Pages pushed out on purpose are not
- * wanted soon, so they are not recorded either.
+ * wanted soon, so they are not recorded either; shmem's are, as
+ * shmem_writepage() cannot tell MADV_PAGEOUT or memory.reclaim from
+ * other reclaim.
  *
  * Return: the number of swap entries to record, or 0.
  */
@@ -96,9 +99,9 @@ static inline void swap_prefetch_record(struct folio *folio, unsigned long nr)
 
 /*
  * shmem_writepage() has just handed @nr pages of shmem, from node @nid,
- * to swap @entry on and after for reclaim (@wbc->for_reclaim): zswap has
- * taken them or their write has started.  They were in use, as the
- * anonymous pages reclaim records are.
+ * to swap @entry on and after for reclaim (@wbc->for_reclaim), and
+ * swap_writepage() took them: zswap stored them or their write has
+ * started.  They were in use, as the anonymous pages reclaim records are.
  */
 static inline void swap_prefetch_record_shmem(swp_entry_t entry,
 					      unsigned long nr, int nid,
@@ -110,15 +113,17 @@ static inline void swap_prefetch_record_shmem(swp_entry_t entry,
 }
 
 /*
- * add_to_swap_cache() stored a folio at @xas, with the xarray locked,
- * replacing a shadow entry if @refault: if kprefetchd is reading it, it
- * is marked there, before any lookup can find it.
+ * add_to_swap_cache() stored a folio read from swap at @xas, with the
+ * xarray locked, replacing @shadow (NULL if there was none): if kprefetchd
+ * is reading it, it is marked there, before any lookup can find it.  Only
+ * the read path passes a shadow pointer: a swap-out that kprefetchd makes
+ * in direct reclaim is not marked.
  */
-static inline void swap_prefetch_note_add(struct xa_state *xas, bool refault)
+static inline void swap_prefetch_note_add(struct xa_state *xas, void *shadow)
 {
 	if (static_branch_unlikely(&swap_prefetch_enabled_key) &&
 	    current_is_kprefetchd())
-		__swap_prefetch_mark_new(xas, refault);
+		__swap_prefetch_mark_new(xas, shadow != NULL);
 }
 
 /*
@@ -167,7 +172,7 @@ static inline void swap_prefetch_record_shmem(swp_entry_t entry,
 {
 }
 
-static inline void swap_prefetch_note_add(struct xa_state *xas, bool refault)
+static inline void swap_prefetch_note_add(struct xa_state *xas, void *shadow)
 {
 }
 

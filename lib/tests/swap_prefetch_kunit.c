@@ -233,6 +233,35 @@ static void swap_prefetch_test_tracker_cap_without_trim(struct kunit *test)
 	expect_order(test, t, want, ARRAY_SIZE(want));
 }
 
+/*
+ * At the cap a record always asks kprefetchd for a trim, also when no new
+ * chunk took the tracker there (a round put back what it popped) and after
+ * a trim that left it there: otherwise swap-out recycles its newest records
+ * while kprefetchd is never asked.
+ */
+static void swap_prefetch_test_tracker_cap_asks_trim(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 2);
+	unsigned long recycled;
+	bool wake;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 2 * SLOTS), (long)(2 * SLOTS));
+	KUNIT_ASSERT_EQ(test, atomic_long_read(&t->nr_chunks), 2L);
+	/* A trim ran and took the request, as kprefetchd does. */
+	KUNIT_ASSERT_TRUE(test, test_and_clear_bit(0, &t->trim));
+	KUNIT_EXPECT_EQ(test,
+			swap_prefetch_tracker_add(t, shard_nr(t, 0),
+						  swp_entry(0, 2 * SLOTS), 1, 0,
+						  &recycled, &wake), 1L);
+	KUNIT_EXPECT_EQ(test, recycled, (unsigned long)SLOTS);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, &t->trim));
+	KUNIT_EXPECT_TRUE(test, wake);
+	/* Asked once: the next record at the cap does not wake again. */
+	swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 2 * SLOTS + 1),
+				  1, 0, &recycled, &wake);
+	KUNIT_EXPECT_FALSE(test, wake);
+}
+
 /* Stands in for swap_prefetch_chunk_alloc(): no page is free. */
 static struct swap_prefetch_chunk *no_free_page(void)
 {
@@ -938,6 +967,7 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_chunk_boundary),
 	KUNIT_CASE(swap_prefetch_test_tracker_recycle_oldest),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_without_trim),
+	KUNIT_CASE(swap_prefetch_test_tracker_cap_asks_trim),
 	KUNIT_CASE(swap_prefetch_test_tracker_nomem_keeps_records),
 	KUNIT_CASE(swap_prefetch_test_tracker_cap_counts_recycled),
 	KUNIT_CASE(swap_prefetch_test_tracker_unpop),
