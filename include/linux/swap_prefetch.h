@@ -123,7 +123,7 @@ static inline void swap_prefetch_note_add(struct xa_state *xas, void *shadow)
 {
 	if (static_branch_unlikely(&swap_prefetch_enabled_key) &&
 	    current_is_kprefetchd())
-		__swap_prefetch_mark_new(xas, shadow != NULL);
+		__swap_prefetch_mark_new(xas, shadow);
 }
 
 /*
