@@ -91,10 +91,18 @@ ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
 # A page-cache job after the idle period, as a backup or a build that
 # starts later would be: read half the RAM of the second disk twice, then
 # re-touch W.  Shows how long prefetched pages survive and who pays.
-# Three pairs, off and on interleaved, so that drift falls on both.
+# Three pairs, off and on interleaved, so that drift falls on both; each
+# pair is followed by the same job on a machine where W never left RAM
+# (_resident), the state prefetch restores.
 pagecache() {
 	for RUN in "" .2 .3; do
 		off_then_on pagecache --then-read "/dev/vdb:$(($(ram_mib) / 2))"
+		knob enabled 0
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		bench --no-swapout --idle "$IDLE" \
+			--label "pagecache${SUFFIX}_resident${RUN}" \
+			--then-read "/dev/vdb:$(($(ram_mib) / 2))"
 	done
 	RUN=
 }
