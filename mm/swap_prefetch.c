@@ -1767,37 +1767,43 @@ static unsigned int kprefetchd_nodes_short(nodemask_t *room)
 }
 
 /*
- * Free pages in the per-cpu lists, which NR_FREE_PAGES leaves out (as
- * show_free_areas() counts them).  A burst of allocations refills those
- * lists from the buddy lists by more than it takes: kprefetchd's own
- * rounds moved 500-700 pages there in a 256 MiB guest.  Read without the
- * lists' locks: a count a moment old will do.
+ * Free and file LRU pages, with what the global counters do not show
+ * yet: the trend's slack is 1 MiB, and what they miss can be more.  Each
+ * CPU holds back up to stat_threshold pages of every counter until vmstat
+ * folds them in, up to tens of MiB on a machine with many CPUs
+ * (zone_page_state_snapshot() adds them).  And the free pages of the
+ * per-cpu lists are not in NR_FREE_PAGES at all (show_free_areas() counts
+ * them apart): a burst of allocations refills those lists from the buddy
+ * lists by more than it takes, and kprefetchd's own rounds moved 500-700
+ * pages there in a 256 MiB guest.  Read without the lists' locks: a count
+ * a moment old will do.
  */
-static unsigned long kprefetchd_pcp_free_pages(void)
+static unsigned long kprefetchd_free_and_file_pages(void)
 {
 	unsigned long nr = 0;
 	struct zone *zone;
 	int cpu;
 
-	for_each_populated_zone(zone)
+	for_each_populated_zone(zone) {
+		nr += zone_page_state_snapshot(zone, NR_FREE_PAGES) +
+		      zone_page_state_snapshot(zone, NR_ZONE_ACTIVE_FILE) +
+		      zone_page_state_snapshot(zone, NR_ZONE_INACTIVE_FILE);
 		for_each_online_cpu(cpu)
 			nr += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset,
 						    cpu)->count);
+	}
 	return nr;
 }
 
 /*
- * Memory that can be had without I/O: free pages, those of the per-cpu
- * lists included, the file LRUs and reclaimable slab.  A page-cache reader
- * moves memory from one to the other and is no growing job, nor is an
- * indexer's dentry cache.  What kprefetchd read itself is added back.
+ * Memory that can be had without I/O: free pages, the file LRUs and
+ * reclaimable slab.  A page-cache reader moves memory from one to the
+ * other and is no growing job, nor is an indexer's dentry cache.  What
+ * kprefetchd read itself is added back.
  */
 static unsigned long kprefetchd_avail_pages(void)
 {
-	return global_zone_page_state(NR_FREE_PAGES) +
-	       kprefetchd_pcp_free_pages() +
-	       global_node_page_state(NR_ACTIVE_FILE) +
-	       global_node_page_state(NR_INACTIVE_FILE) +
+	return kprefetchd_free_and_file_pages() +
 	       global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
 	       kprefetchd_own_reads;
 }
