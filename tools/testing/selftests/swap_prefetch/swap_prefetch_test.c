@@ -225,7 +225,7 @@ static size_t ws_push_out(struct ws *w)
 	resident = sp_count_resident(w->buf, w->len);
 	if ((swapped < w->pages * 9 / 10 || resident > w->pages / 2) &&
 	    ws_squeeze_rest(w)) {
-		ksft_print_msg("the hog swapped %zu of %zu pages out, %zu resident; squeezed the rest\n",
+		ksft_print_msg("the hog swapped %zu of %zu out, %zu resident; squeezed the rest\n",
 			       swapped, w->pages, resident);
 		swapped = sp_count_swapped(w->buf, w->len);
 	}
