@@ -71,6 +71,16 @@ scenario() {
 	knob enabled 1
 	bench --idle "$IDLE" --label "${name}${SUFFIX}_on" --background "$*"
 }
+# sp_bench with prefetch set to STATE (0 or 1), from an empty page cache,
+# for the idle period: fresh_bench STATE LABEL sp_bench-arguments...
+fresh_bench() {
+	knob enabled "$1"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	label=$2
+	shift 2
+	bench --idle "$IDLE" --label "$label" "$@"
+}
 # NAME with prefetch off, then on, each from an empty page cache; RUN,
 # if set, ends both labels (.2, .3 for repeated pairs):
 # off_then_on NAME sp_bench-arguments...
@@ -78,14 +88,8 @@ RUN=
 off_then_on() {
 	name=$1
 	shift
-	for state in 0 1; do
-		knob enabled "$state"
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
-		label=${name}${SUFFIX}_off${RUN}
-		[ "$state" = 1 ] && label=${name}${SUFFIX}_on${RUN}
-		bench --idle "$IDLE" --label "$label" "$@"
-	done
+	fresh_bench 0 "${name}${SUFFIX}_off${RUN}" "$@"
+	fresh_bench 1 "${name}${SUFFIX}_on${RUN}" "$@"
 }
 ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
 # A page-cache job after the idle period, as a backup or a build that
@@ -95,14 +99,11 @@ ram_mib() { awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo; }
 # pair is followed by the same job on a machine where W never left RAM
 # (_resident), the state prefetch restores.
 pagecache() {
+	job=/dev/vdb:$(($(ram_mib) / 2))
 	for RUN in "" .2 .3; do
-		off_then_on pagecache --then-read "/dev/vdb:$(($(ram_mib) / 2))"
-		knob enabled 0
-		sync
-		echo 3 >/proc/sys/vm/drop_caches
-		bench --no-swapout --idle "$IDLE" \
-			--label "pagecache${SUFFIX}_resident${RUN}" \
-			--then-read "/dev/vdb:$(($(ram_mib) / 2))"
+		off_then_on pagecache --then-read "$job"
+		fresh_bench 0 "pagecache${SUFFIX}_resident${RUN}" --no-swapout \
+			--then-read "$job"
 	done
 	RUN=
 }

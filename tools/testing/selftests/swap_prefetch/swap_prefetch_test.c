@@ -1020,7 +1020,7 @@ static const char *last_of(const char *s, const char *what)
 	return last;
 }
 
-/* How many times @what occurs in @trace from @p on. */
+/* How many times @what occurs from @p on; none if @p is NULL. */
 static unsigned int count_from(const char *p, const char *what)
 {
 	unsigned int n = 0;
