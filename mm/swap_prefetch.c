@@ -31,8 +31,12 @@
  *   was moved to another CPU after picking the shard contend for it.
  *   Swap-out takes no other lock, except the allocator's when it needs a
  *   new chunk page (once per 1014 records).
- * - swap_prefetch_tracker.lock protects the collected chunks.  It is
- *   never taken on the swap paths; the shard locks nest inside it.
+ * - swap_prefetch_tracker.lock, a mutex, protects the collected chunks.
+ *   Only process context takes it: kprefetchd, swapoff (under
+ *   swapon_mutex), the switch and debugfs; never the swap paths.  The
+ *   shard locks nest inside it.  Its walks may cover every tracked entry,
+ *   millions on a big machine: each reschedules between two chunks
+ *   (swap_prefetch_tracker_breathe()).
  * - A purge (swapoff, switching off) moves the swap type's generation on
  *   under the tracker lock.  Entries recorded before are stale from then
  *   on wherever they are: kprefetchd pins the device with
@@ -117,8 +121,11 @@ static struct swap_prefetch_pacer kprefetchd_pacer;
 static unsigned long kprefetchd_events[NR_VM_EVENT_ITEMS];
 static unsigned long kprefetchd_activity[NR_SWAP_PREFETCH_ACT];
 static struct swap_prefetch_trend kprefetchd_trend;
+static unsigned long kprefetchd_freed;
 /* The nodes with room for prefetched pages, as last looked at. */
 static nodemask_t kprefetchd_room;
+/* The memory cgroups this round found without room. */
+static struct swap_prefetch_groups kprefetchd_held;
 /* Pages kprefetchd read itself: not foreground swap-in or allocation. */
 static unsigned long kprefetchd_own_reads;
 /* Swap devices' sectors and own reads at the last check. */
@@ -193,7 +200,7 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 	t->shards = shards;
 	t->nr_nodes = nr_nodes;
 	init_llist_head(&t->full);
-	spin_lock_init(&t->lock);
+	mutex_init(&t->lock);
 	INIT_LIST_HEAD(&t->chunks);
 	atomic_long_set(&t->nr_chunks, 0);
 	t->max_chunks = max(max_chunks, 1UL);
@@ -205,12 +212,17 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_init);
 
-/* Start @c over, empty, for swap @type at its current generation. */
+/*
+ * Start @c over, empty, for swap @type at its current generation, and
+ * the pages of node @nid and memory cgroup @memcg.
+ */
 static void swap_prefetch_chunk_reset(struct swap_prefetch_tracker *t,
 				      struct swap_prefetch_chunk *c,
-				      unsigned int type, int nid)
+				      unsigned int type, int nid,
+				      unsigned short memcg)
 {
 	c->type = type;
+	c->memcg = memcg;
 	c->gen = READ_ONCE(t->gen[type]);
 	c->nr = 0;
 	c->nid = nid;
@@ -251,7 +263,7 @@ static bool swap_prefetch_ask_trim(struct swap_prefetch_tracker *t)
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
-			int nid, bool *wake)
+			int nid, unsigned short memcg, bool *wake)
 {
 	struct swap_prefetch_chunk *c;
 	long nr;
@@ -267,7 +279,7 @@ swap_prefetch_chunk_new(struct swap_prefetch_tracker *t, unsigned int type,
 		free_page((unsigned long)c);
 		goto at_cap;
 	}
-	swap_prefetch_chunk_reset(t, c, type, nid);
+	swap_prefetch_chunk_reset(t, c, type, nid, memcg);
 	if (nr == 1)
 		*wake = true;
 	if (nr >= t->max_chunks - t->max_chunks / 8)
@@ -293,6 +305,27 @@ static void swap_prefetch_chunk_drop(struct swap_prefetch_tracker *t,
 	list_del(&c->list);
 	swap_prefetch_chunk_free(t, c);
 }
+
+/**
+ * swap_prefetch_tracker_breathe - a point between two chunks of a walk
+ * @t: the tracker, whose lock the caller holds
+ *
+ * At the cap the tracker holds about one entry per page of RAM, 16 M at
+ * 64 GiB: a walk over all of them in one go would hold the CPU for
+ * hundreds of milliseconds.  Every walk over the chunks calls this after
+ * each chunk, so it runs through at most one chunk's entries between two
+ * chances to reschedule; t->lock is a mutex, held across.  A function of
+ * its own so that KUnit can count the entries seen between two calls
+ * (kunit_activate_static_stub()).
+ */
+VISIBLE_IF_KUNIT void
+swap_prefetch_tracker_breathe(struct swap_prefetch_tracker *t)
+{
+	KUNIT_STATIC_STUB_REDIRECT(swap_prefetch_tracker_breathe, t);
+	lockdep_assert_held(&t->lock);
+	cond_resched();
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_breathe);
 
 /* Was the chunk's device purged since it was opened? */
 static bool swap_prefetch_chunk_stale(struct swap_prefetch_tracker *t,
@@ -320,11 +353,14 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
 }
 
 /*
- * The chunk that takes the next record of swap @type from node @nid, or
- * ERR_PTR(-ENOSPC) at the cap when the shard has no chunk of its own to
- * start over, or ERR_PTR(-ENOMEM) when no page is free.  A
- * chunk holds one device's entries of one node; each node has its own
- * open chunk.  Caller holds the shard lock.
+ * The chunk that takes the next record of swap @type from node @nid and
+ * memory cgroup @memcg, or ERR_PTR(-ENOSPC) at the cap when the shard has
+ * no chunk of its own to start over, or ERR_PTR(-ENOMEM) when no page is
+ * free.  A chunk holds one device's entries of one node and one group;
+ * each node has its own open chunk, and a record of another group closes
+ * it.  Reclaim takes a group's pages in runs, and the chunks it leaves
+ * part-filled are packed at the next sift or trim.  Caller holds the
+ * shard lock.
  *
  * Without a page for a new chunk, the record that needed it is dropped
  * and the open chunk kept: allocations fail while a job fills memory,
@@ -334,7 +370,8 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
 static struct swap_prefetch_chunk *
 swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 			 struct swap_prefetch_shard *shard, unsigned int type,
-			 int nid, unsigned long *recycled, bool *wake)
+			 int nid, unsigned short memcg, unsigned long *recycled,
+			 bool *wake)
 {
 	struct swap_prefetch_chunk *c = shard->open[nid], *fresh;
 
@@ -345,12 +382,13 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		 * this shard to close its chunk: what it holds was purged,
 		 * start it over.
 		 */
-		swap_prefetch_chunk_reset(t, c, type, nid);
+		swap_prefetch_chunk_reset(t, c, type, nid, memcg);
 		return c;
 	}
-	if (c && c->type == type && c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
+	if (c && c->type == type && c->memcg == memcg &&
+	    c->nr < SWAP_PREFETCH_CHUNK_SLOTS)
 		return c;
-	fresh = swap_prefetch_chunk_new(t, type, nid, wake);
+	fresh = swap_prefetch_chunk_new(t, type, nid, memcg, wake);
 	if (IS_ERR(fresh)) {
 		/* No page, or at the cap with nothing of its own to give up. */
 		if (!c || PTR_ERR(fresh) == -ENOMEM)
@@ -361,7 +399,7 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		 * swap-out can reach without a lock of kprefetchd's.
 		 */
 		*recycled += c->nr;
-		swap_prefetch_chunk_reset(t, c, type, nid);
+		swap_prefetch_chunk_reset(t, c, type, nid, memcg);
 		return c;
 	}
 	if (c)
@@ -377,6 +415,7 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
  * @entry: the first entry
  * @nr: how many consecutive entries (all those of a large folio)
  * @nid: the node the folio is on
+ * @memcg: the id of the memory cgroup the entries are charged to
  * @recycled: set to how many entries were dropped at the cap: older ones
  *	recycled to make room, or these, when the shard had no chunk to recycle
  * @wake: set to true if kprefetchd must be woken (see
@@ -394,8 +433,8 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 VISIBLE_IF_KUNIT long
 swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 			  struct swap_prefetch_shard *shard, swp_entry_t entry,
-			  unsigned long nr, int nid, unsigned long *recycled,
-			  bool *wake)
+			  unsigned long nr, int nid, unsigned short memcg,
+			  unsigned long *recycled, bool *wake)
 {
 	unsigned int type = swp_type(entry);
 	pgoff_t offset = swp_offset(entry);
@@ -418,8 +457,8 @@ swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 		/* Offsets are kept in 32 bits: 16 TiB of swap per device. */
 		if (offset + i > U32_MAX)
 			break;
-		c = swap_prefetch_shard_room(t, shard, type, nid, recycled,
-					     wake);
+		c = swap_prefetch_shard_room(t, shard, type, nid, memcg,
+					     recycled, wake);
 		if (IS_ERR(c)) {
 			/* The cap refused these: they count as recycled. */
 			if (PTR_ERR(c) == -ENOSPC)
@@ -447,28 +486,99 @@ static void swap_prefetch_tracker_collect(struct swap_prefetch_tracker *t)
 }
 
 /*
+ * Does @shard hold an open chunk?  A look without its lock: a chunk that
+ * swap-out opens meanwhile holds records newer than the walk, which the
+ * next one collects.
+ */
+static bool swap_prefetch_shard_has_open(const struct swap_prefetch_tracker *t,
+					 const struct swap_prefetch_shard *shard)
+{
+	unsigned int nid;
+
+	for (nid = 0; nid < t->nr_nodes; nid++) {
+		/* Racy by design: a chunk opened meanwhile waits. */
+		if (data_race(shard->open[nid]))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * swap_prefetch_shard_collect - hand a shard's open chunks over
+ * @t: the tracker, whose lock the caller holds
+ * @shard: a shard that has an open chunk
+ *
+ * A function of its own so that KUnit can count the shard locks a walk
+ * takes (kunit_activate_static_stub()).
+ */
+VISIBLE_IF_KUNIT void
+swap_prefetch_shard_collect(struct swap_prefetch_tracker *t,
+			    struct swap_prefetch_shard *shard)
+{
+	unsigned int nid;
+
+	KUNIT_STATIC_STUB_REDIRECT(swap_prefetch_shard_collect, t, shard);
+	spin_lock(&shard->lock);
+	for (nid = 0; nid < t->nr_nodes; nid++)
+		if (shard->open[nid])
+			swap_prefetch_shard_close(t, shard, nid);
+	spin_unlock(&shard->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_shard_collect);
+
+/*
  * Close every shard's open chunk too, which holds the newest records, and
  * collect them all: for kprefetchd's reads, which run while swap-out is
- * idle, and for a purge.  A shard then starts a fresh chunk.  Caller holds
- * t->lock.
+ * idle, and for a purge.  A shard then starts a fresh chunk.  Only the
+ * shards that have an open chunk are locked: kprefetchd pops every slice,
+ * and after the first pop of a streak swap-out has opened none, on any
+ * of what may be hundreds of CPUs.  Caller holds t->lock.
  */
 static void swap_prefetch_tracker_collect_all(struct swap_prefetch_tracker *t)
 {
-	unsigned int nid;
 	int cpu;
 
 	lockdep_assert_held(&t->lock);
 	for_each_possible_cpu(cpu) {
 		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
 
-		spin_lock(&shard->lock);
-		for (nid = 0; nid < t->nr_nodes; nid++)
-			if (shard->open[nid])
-				swap_prefetch_shard_close(t, shard, nid);
-		spin_unlock(&shard->lock);
+		if (swap_prefetch_shard_has_open(t, shard))
+			swap_prefetch_shard_collect(t, shard);
 	}
 	swap_prefetch_tracker_collect(t);
 }
+
+/* Is group @id one of @g's?  @g may be NULL, for none. */
+static bool swap_prefetch_groups_has(const struct swap_prefetch_groups *g,
+				     unsigned short id)
+{
+	unsigned int i;
+
+	for (i = 0; g && i < g->nr; i++)
+		if (g->id[i] == id)
+			return true;
+	return false;
+}
+
+/**
+ * swap_prefetch_groups_add - note a memory cgroup without room
+ * @g: the groups a round passes over
+ * @id: the group's id
+ *
+ * Return: false if @g is full and does not have @id: the group's entries
+ * are then popped again, and put back again, for the rest of the round.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_groups_add(struct swap_prefetch_groups *g,
+					       unsigned short id)
+{
+	if (swap_prefetch_groups_has(g, id))
+		return true;
+	if (g->nr == SWAP_PREFETCH_HELD_GROUPS)
+		return false;
+	g->id[g->nr++] = id;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_groups_add);
 
 /**
  * swap_prefetch_tracker_pop - take the newest entries
@@ -476,12 +586,14 @@ static void swap_prefetch_tracker_collect_all(struct swap_prefetch_tracker *t)
  * @cand: where to store them, newest first
  * @max: room in @cand
  * @nodes: take only entries of these nodes, or NULL for any
+ * @held: leave the entries of these memory cgroups, or NULL for none
  * @stale: incremented by the number of purged entries dropped on the way
  *
  * Only one task pops a tracker (kprefetchd for the global one).  Chunks
  * that are emptied, or whose device was purged, are freed.  The chunks of
- * other nodes than @nodes stay where they are, in order: one node short
- * of memory holds back its own entries, not those of the others.
+ * other nodes than @nodes, and those of the groups in @held, stay where
+ * they are, in order: a node or a group short of memory holds back its
+ * own entries, not those of the others.
  *
  * Return: the number of entries taken.
  */
@@ -489,33 +601,37 @@ VISIBLE_IF_KUNIT unsigned int
 swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 			  struct swap_prefetch_candidate *cand,
 			  unsigned int max, const nodemask_t *nodes,
+			  const struct swap_prefetch_groups *held,
 			  unsigned long *stale)
 {
 	struct swap_prefetch_chunk *c, *tmp;
 	unsigned int nr = 0;
 	bool purged;
 
-	spin_lock(&t->lock);
+	mutex_lock(&t->lock);
 	swap_prefetch_tracker_collect_all(t);
 	list_for_each_entry_safe(c, tmp, &t->chunks, list) {
 		if (nr == max)
 			break;
+		swap_prefetch_tracker_breathe(t);
 		purged = swap_prefetch_chunk_stale(t, c);
 		if (purged)
 			*stale += c->nr;
-		else if (nodes && !node_isset(c->nid, *nodes))
+		else if ((nodes && !node_isset(c->nid, *nodes)) ||
+			 swap_prefetch_groups_has(held, c->memcg))
 			continue;
 		while (!purged && c->nr && nr < max) {
 			c->nr--;
 			cand[nr].entry = swp_entry(c->type, c->offsets[c->nr]);
 			cand[nr].gen = c->gen;
 			cand[nr].nid = c->nid;
+			cand[nr].memcg = c->memcg;
 			nr++;
 		}
 		if (purged || !c->nr)
 			swap_prefetch_chunk_drop(t, c);
 	}
-	spin_unlock(&t->lock);
+	mutex_unlock(&t->lock);
 	return nr;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_pop);
@@ -547,9 +663,10 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_current);
  * @stale: incremented by the number of purged entries dropped on the way
  *
  * A round that stops in the middle of a slice (no memory for a folio)
- * puts the rest back as the newest entries, where the next round starts.
- * Each run of entries of one device, generation and node goes into a
- * chunk of its own at the head.  Entries whose device was purged since
+ * puts the rest back as the newest entries, where the next round starts;
+ * so do the entries of a group found without room.  Each run of entries
+ * of one device, generation, node and group goes into a chunk of its own
+ * at the head.  Entries whose device was purged since
  * the pop are dropped.
  *
  * Return: the number of entries that could not be put back for want of
@@ -563,7 +680,7 @@ swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
 	struct swap_prefetch_chunk *c = NULL;
 	unsigned int i, lost = 0;
 
-	spin_lock(&t->lock);
+	mutex_lock(&t->lock);
 	for (i = nr; i--; ) {
 		const struct swap_prefetch_candidate *e = &cand[i];
 
@@ -572,7 +689,8 @@ swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
 			continue;
 		}
 		if (c && (c->type != swp_type(e->entry) || c->gen != e->gen ||
-			  c->nid != e->nid || c->nr == SWAP_PREFETCH_CHUNK_SLOTS))
+			  c->nid != e->nid || c->memcg != e->memcg ||
+			  c->nr == SWAP_PREFETCH_CHUNK_SLOTS))
 			c = NULL;
 		if (!c) {
 			/* May pass the cap by a slice's chunks until they are read. */
@@ -584,12 +702,12 @@ swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
 			atomic_long_inc(&t->nr_chunks);
 			/* Current, so the generation is e->gen. */
 			swap_prefetch_chunk_reset(t, c, swp_type(e->entry),
-						  e->nid);
+						  e->nid, e->memcg);
 			list_add(&c->list, &t->chunks);
 		}
 		c->offsets[c->nr++] = swp_offset(e->entry);
 	}
-	spin_unlock(&t->lock);
+	mutex_unlock(&t->lock);
 	return lost;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_unpop);
@@ -699,6 +817,7 @@ static unsigned long swap_prefetch_fair_count(struct swap_prefetch_tracker *t,
 	memset(f, 0, offsetof(struct swap_prefetch_fair, owner));
 	*chunks = 0;
 	list_for_each_entry(c, &t->chunks, list) {
+		swap_prefetch_tracker_breathe(t);
 		(*chunks)++;
 		if (swap_prefetch_chunk_stale(t, c) ||
 		    !t->owners(c->type, c->offsets, c->nr, f->owner))
@@ -736,15 +855,15 @@ static unsigned int swap_prefetch_fair_sieve(struct swap_prefetch_tracker *t,
 
 /*
  * How many older chunks a compaction looks back over for one that holds
- * the same kind of entries: reclaim on several nodes, or of several swap
- * devices, interleaves their chunks.
+ * the same kind of entries: reclaim on several nodes, of several groups
+ * or several swap devices, interleaves their chunks.
  */
 #define SWAP_PREFETCH_COMPACT_REACH	16
 
 /*
  * The chunk that what is left of @c is poured into: the nearest older
- * collected one of the same device, generation and node, if it has room.
- * Pouring into it keeps the order of that device's entries of that node.
+ * collected one of the same device, generation, node and group, if it
+ * has room.  Pouring into it keeps the order of that kind of entries.
  */
 static struct swap_prefetch_chunk *
 swap_prefetch_compact_dst(struct swap_prefetch_tracker *t,
@@ -758,7 +877,7 @@ swap_prefetch_compact_dst(struct swap_prefetch_tracker *t,
 		if (list_entry_is_head(dst, &t->chunks, list))
 			return NULL;
 		if (dst->type == c->type && dst->gen == c->gen &&
-		    dst->nid == c->nid)
+		    dst->nid == c->nid && dst->memcg == c->memcg)
 			return dst->nr < SWAP_PREFETCH_CHUNK_SLOTS ? dst : NULL;
 	}
 	return NULL;
@@ -782,6 +901,7 @@ static unsigned long swap_prefetch_tracker_compact(struct swap_prefetch_tracker 
 
 	lockdep_assert_held(&t->lock);
 	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
+		swap_prefetch_tracker_breathe(t);
 		if (swap_prefetch_chunk_stale(t, c))
 			nr = 0;
 		else if (sieve)
@@ -867,6 +987,7 @@ static unsigned long swap_prefetch_tracker_trim_oldest(struct swap_prefetch_trac
 	list_for_each_entry_safe_reverse(c, tmp, &t->chunks, list) {
 		if (atomic_long_read(&t->nr_chunks) <= target)
 			break;
+		swap_prefetch_tracker_breathe(t);
 		dropped += c->nr;
 		swap_prefetch_chunk_drop(t, c);
 	}
@@ -915,7 +1036,7 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 		own = kmalloc(sizeof(*own), GFP_KERNEL | __GFP_RETRY_MAYFAIL |
 					    __GFP_NOWARN);
 	fair = t->owners ? t->fair ?: own : NULL;
-	spin_lock(&t->lock);
+	mutex_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
 	if (sieve)
 		*dead += swap_prefetch_tracker_compact(t, sieve, NULL);
@@ -923,7 +1044,7 @@ swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,
 		dropped = swap_prefetch_tracker_trim_fair(t, fair, target);
 	else
 		dropped = swap_prefetch_tracker_trim_oldest(t, target);
-	spin_unlock(&t->lock);
+	mutex_unlock(&t->lock);
 	kfree(own);
 	return dropped;
 }
@@ -946,10 +1067,10 @@ swap_prefetch_tracker_sift(struct swap_prefetch_tracker *t,
 {
 	unsigned long dead;
 
-	spin_lock(&t->lock);
+	mutex_lock(&t->lock);
 	swap_prefetch_tracker_collect_all(t);
 	dead = swap_prefetch_tracker_compact(t, sieve, NULL);
-	spin_unlock(&t->lock);
+	mutex_unlock(&t->lock);
 	return dead;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_sift);
@@ -976,18 +1097,19 @@ swap_prefetch_tracker_purge(struct swap_prefetch_tracker *t, int type)
 	unsigned int i;
 
 	/* Swapoff and switching off are rare: a walk of everything is fine. */
-	spin_lock(&t->lock);
+	mutex_lock(&t->lock);
 	for (i = 0; i < MAX_SWAPFILES; i++)
 		if (type < 0 || i == type)
 			WRITE_ONCE(t->gen[i], t->gen[i] + 1);
 	swap_prefetch_tracker_collect_all(t);
 	list_for_each_entry_safe(c, tmp, &t->chunks, list) {
+		swap_prefetch_tracker_breathe(t);
 		if (type >= 0 && !swap_prefetch_chunk_stale(t, c))
 			continue;
 		removed += c->nr;
 		swap_prefetch_chunk_drop(t, c);
 	}
-	spin_unlock(&t->lock);
+	mutex_unlock(&t->lock);
 	return removed;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_tracker_purge);
@@ -1032,11 +1154,13 @@ static void swap_prefetch_tracker_walk(struct swap_prefetch_tracker *t,
 	unsigned int nid;
 	int cpu;
 
-	spin_lock(&t->lock);
+	mutex_lock(&t->lock);
 	swap_prefetch_tracker_collect(t);
-	list_for_each_entry(c, &t->chunks, list)
+	list_for_each_entry(c, &t->chunks, list) {
+		swap_prefetch_tracker_breathe(t);
 		if (!swap_prefetch_chunk_stale(t, c))
 			fn(c, arg);
+	}
 	for_each_possible_cpu(cpu) {
 		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
 
@@ -1047,8 +1171,9 @@ static void swap_prefetch_tracker_walk(struct swap_prefetch_tracker *t,
 				fn(c, arg);
 		}
 		spin_unlock(&shard->lock);
+		swap_prefetch_tracker_breathe(t);
 	}
-	spin_unlock(&t->lock);
+	mutex_unlock(&t->lock);
 }
 
 struct swap_prefetch_counts {
@@ -1154,7 +1279,7 @@ swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
  * @tr: the trend; all zeroes is a trend that knows nothing yet
  * @avail: memory that can be had without I/O, in pages, with what
  *	kprefetchd itself read added back
- * @freed: pages freed so far (a free-running count, PGFREE)
+ * @freed: pages freed so far, other than by reclaim (a free-running count)
  * @now: the current time in jiffies
  * @window: length of a window in jiffies, at least 1
  *
@@ -1480,7 +1605,10 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_swap_room_ok);
  * reclaim evicted last, the current owner.  If that differs from the
  * record's, the record is the earlier owner's: reading it would put the
  * page on a node its owner did not choose, past that node's room check,
- * and the current owner has a record of its own.
+ * and the current owner has a record of its own.  A slot whose shadow
+ * the shadow shrinker took cannot be told apart: its page goes to the
+ * earlier owner's node, as swap readahead puts the neighbours it reads
+ * where the faulting task's policy says.
  *
  * Return: true if the record must be dropped as stale.
  */
@@ -1500,20 +1628,22 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_record_outlived);
  * @entry: the first swap entry of the folio
  * @nr: the folio's number of pages
  * @nid: the node the folio is on
+ * @memcg: the id of the memory cgroup the entries are charged to
  *
  * Return: true if kprefetchd must be woken.
  */
 VISIBLE_IF_KUNIT bool
 swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 			     struct swap_prefetch_shard *shard,
-			     swp_entry_t entry, unsigned long nr, int nid)
+			     swp_entry_t entry, unsigned long nr, int nid,
+			     unsigned short memcg)
 {
 	unsigned long recycled;
 	bool wake;
 	long added;
 
-	added = swap_prefetch_tracker_add(t, shard, entry, nr, nid, &recycled,
-					  &wake);
+	added = swap_prefetch_tracker_add(t, shard, entry, nr, nid, memcg,
+					  &recycled, &wake);
 	if (added < 0) {
 		count_vm_event(SWAP_PREFETCH_CONTENDED_SWAPOUTS);
 		return false;
@@ -1550,10 +1680,14 @@ void __swap_prefetch_record(swp_entry_t entry, unsigned long nr, int nid)
 		count_vm_events(SWAP_PREFETCH_SKIPPED_PAGES, nr);
 		return;
 	}
-	/* Preemption may move us on: the shard lock makes any CPU's safe. */
+	/*
+	 * Preemption may move us on: the shard lock makes any CPU's safe.
+	 * folio_alloc_swap() charged the entries to the folio's group.
+	 */
 	if (swap_prefetch_tracker_record(&swap_prefetch_global,
 					 raw_cpu_ptr(swap_prefetch_global.shards),
-					 entry, nr, nid))
+					 entry, nr, nid,
+					 lookup_swap_cgroup_id(entry)))
 		wake_up_interruptible(&kprefetchd_wait);
 }
 
@@ -1701,12 +1835,45 @@ static u64 kprefetchd_memstall_ns(void)
 	return 0;
 }
 
+/* The vm events kprefetchd reads: kprefetchd_sum_events() sums these. */
+static const enum vm_event_item kprefetchd_event_items[] = {
+	PSWPIN, PSWPOUT, PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL,
+	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE,
+	FOR_ALL_ZONES(ALLOCSTALL)
+};
+
+/*
+ * Sum the events kprefetchd reads over the online CPUs, into their slots
+ * of kprefetchd_events[].  all_vm_events() sums all the hundred-odd
+ * events under cpus_read_lock(), for each CPU; kprefetchd needs these few,
+ * and looks before each slice of 32 pages it reads.  Without the lock,
+ * the counts of a CPU going offline may move to
+ * another one in the middle of the sum: one look sees a count a little
+ * off, which reads as activity once, or as none.
+ */
+static void kprefetchd_sum_events(void)
+{
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(kprefetchd_event_items); i++)
+		kprefetchd_events[kprefetchd_event_items[i]] = 0;
+	for_each_online_cpu(cpu) {
+		const struct vm_event_state *ev = per_cpu_ptr(&vm_event_states,
+							      cpu);
+
+		for (i = 0; i < ARRAY_SIZE(kprefetchd_event_items); i++)
+			kprefetchd_events[kprefetchd_event_items[i]] +=
+				ev->event[kprefetchd_event_items[i]];
+	}
+}
+
 /* Sum the VM events and stall time that show memory pressure. */
 static void kprefetchd_read_activity(unsigned long *act)
 {
 	int zid;
 
-	all_vm_events(kprefetchd_events);
+	kprefetchd_sum_events();
 	act[SWAP_PREFETCH_ACT_SWAPOUT] = kprefetchd_events[PSWPOUT];
 	act[SWAP_PREFETCH_ACT_SWAPIN] = kprefetchd_events[PSWPIN] -
 					kprefetchd_own_reads;
@@ -1808,6 +1975,27 @@ static unsigned long kprefetchd_avail_pages(void)
 	       kprefetchd_own_reads;
 }
 
+/*
+ * Pages freed other than by reclaim, a free-running count for the trend:
+ * PGFREE less what reclaim freed (PGSTEAL_ANON and PGSTEAL_FILE count
+ * every reclaimer, memcg limits included).  Reclaim's frees are not churn
+ * that comes back, and they come with swap-out or scanning that holds
+ * prefetch off anyway; counted as turnover, the pages a memory.max squeeze
+ * freed hid a job that began to grow 4 MiB/s right after it.  The
+ * two sums are read a moment apart: kept from going backwards, as the
+ * trend expects of a count.
+ */
+static unsigned long kprefetchd_freed_by_others(void)
+{
+	unsigned long freed = kprefetchd_events[PGFREE] -
+			      kprefetchd_events[PGSTEAL_ANON] -
+			      kprefetchd_events[PGSTEAL_FILE];
+
+	if ((long)(freed - kprefetchd_freed) > 0)
+		kprefetchd_freed = freed;
+	return kprefetchd_freed;
+}
+
 static void kprefetchd_reset_trend(void)
 {
 	kprefetchd_trend.nr = 0;
@@ -1822,7 +2010,7 @@ static bool kprefetchd_free_falling(unsigned long delay)
 {
 	return swap_prefetch_trend_update(&kprefetchd_trend,
 					  kprefetchd_avail_pages(),
-					  kprefetchd_events[PGFREE], jiffies,
+					  kprefetchd_freed_by_others(), jiffies,
 					  max(delay / 4, 1UL));
 }
 
@@ -1959,6 +2147,15 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 	s->swap_full = vm_swap_full();
 }
 
+enum kprefetchd_outcome {
+	KPREFETCHD_READ,	/* read into the swap cache */
+	KPREFETCHD_CACHED,	/* already in the swap cache */
+	KPREFETCHD_STALE,	/* slot freed or reused, device gone */
+	KPREFETCHD_SKIPPED,	/* zswap, zero, zram, group gone or full */
+	KPREFETCHD_HELD,	/* its group has no room: put back */
+	KPREFETCHD_FAILED,	/* no memory though its node had room */
+};
+
 #ifdef CONFIG_MEMCG
 /* Is more than half of @memcg's memory.swap.max in use?  cgroup v2 only. */
 static bool kprefetchd_memcg_swap_full(struct mem_cgroup *memcg)
@@ -1972,17 +2169,11 @@ static bool kprefetchd_memcg_swap_full(struct mem_cgroup *memcg)
 /*
  * A non-blocking charge fails only at memory.max and ignores memory.high,
  * so check both, on every ancestor, before allocating; and the swap
- * headroom, without which the page could not be reclaimed again.
+ * headroom, without which the page could not be reclaimed again.  Caller
+ * holds rcu_read_lock().
  */
-static bool kprefetchd_memcg_has_room(swp_entry_t entry)
+static bool kprefetchd_memcg_has_room(struct mem_cgroup *memcg)
 {
-	struct mem_cgroup *memcg;
-	bool room = true;
-
-	if (mem_cgroup_disabled())
-		return true;
-	rcu_read_lock();
-	memcg = mem_cgroup_from_id(lookup_swap_cgroup_id(entry));
 	for (; memcg && !mem_cgroup_is_root(memcg);
 	     memcg = parent_mem_cgroup(memcg)) {
 		unsigned long limit = min(READ_ONCE(memcg->memory.high),
@@ -1990,48 +2181,81 @@ static bool kprefetchd_memcg_has_room(swp_entry_t entry)
 
 		if (!swap_prefetch_memcg_room_ok(page_counter_read(&memcg->memory),
 						 limit) ||
-		    kprefetchd_memcg_swap_full(memcg)) {
-			room = false;
-			break;
-		}
+		    kprefetchd_memcg_swap_full(memcg))
+			return false;
 	}
-	rcu_read_unlock();
-	return room;
+	return true;
 }
 
-/* Is @entry charged to a memcg whose limit can refuse a charge? */
-static bool kprefetchd_charged_to_group(swp_entry_t entry)
+/*
+ * What the group that @cand's entry is charged to says of reading it:
+ * %KPREFETCHD_READ if it may be read.  An entry charged to another group
+ * than at its record is in a slot that changed hands: the record is an
+ * earlier owner's (record id 0 is "not known": cgroup v1 charges swap
+ * only when the folio leaves the swap cache, after the record).  A group
+ * that is gone (offline) is skipped: the charge would fall to the root
+ * cgroup, out of reach of the limits of whoever maps the page next, and
+ * a stopped unit's pages are the least likely to be used.  A group
+ * without room holds its entries back, if the record says whose they
+ * are; they are put back for a later round.
+ */
+static enum kprefetchd_outcome
+kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand)
+{
+	enum kprefetchd_outcome ret = KPREFETCHD_READ;
+	struct mem_cgroup *memcg;
+	unsigned short id;
+
+	if (mem_cgroup_disabled())
+		return KPREFETCHD_READ;
+	id = lookup_swap_cgroup_id(cand->entry);
+	if (cand->memcg && id != cand->memcg)
+		return KPREFETCHD_STALE;
+	rcu_read_lock();
+	memcg = mem_cgroup_from_id(id);
+	if (memcg && !mem_cgroup_is_root(memcg) && !mem_cgroup_online(memcg))
+		ret = KPREFETCHD_SKIPPED;
+	else if (!kprefetchd_memcg_has_room(memcg))
+		ret = cand->memcg ? KPREFETCHD_HELD : KPREFETCHD_SKIPPED;
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * The allocation or the charge failed: is @cand's entry charged to a
+ * group, whose limit may have refused the charge (a cgroup v1 memsw
+ * limit, which the room check does not see)?  Held back as at any group
+ * without room, if the record says whose it is.
+ */
+static enum kprefetchd_outcome
+kprefetchd_group_refused(const struct swap_prefetch_candidate *cand)
 {
 	struct mem_cgroup *memcg;
 	bool group;
 
 	if (mem_cgroup_disabled())
-		return false;
+		return KPREFETCHD_FAILED;
 	rcu_read_lock();
-	memcg = mem_cgroup_from_id(lookup_swap_cgroup_id(entry));
+	memcg = mem_cgroup_from_id(lookup_swap_cgroup_id(cand->entry));
 	group = memcg && !mem_cgroup_is_root(memcg);
 	rcu_read_unlock();
-	return group;
+	if (!group)
+		return KPREFETCHD_FAILED;
+	return cand->memcg ? KPREFETCHD_HELD : KPREFETCHD_SKIPPED;
 }
 #else
-static bool kprefetchd_memcg_has_room(swp_entry_t entry)
+static enum kprefetchd_outcome
+kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand)
 {
-	return true;
+	return KPREFETCHD_READ;
 }
 
-static bool kprefetchd_charged_to_group(swp_entry_t entry)
+static enum kprefetchd_outcome
+kprefetchd_group_refused(const struct swap_prefetch_candidate *cand)
 {
-	return false;
+	return KPREFETCHD_FAILED;
 }
 #endif
-
-enum kprefetchd_outcome {
-	KPREFETCHD_READ,	/* read into the swap cache */
-	KPREFETCHD_CACHED,	/* already in the swap cache */
-	KPREFETCHD_STALE,	/* slot freed or reused, device gone */
-	KPREFETCHD_SKIPPED,	/* zswap, zero, zram, charge refused */
-	KPREFETCHD_FAILED,	/* no memory though its node had room */
-};
 
 /* Should this entry be left alone even though it is still valid? */
 static bool kprefetchd_skip_entry(struct swap_info_struct *si,
@@ -2049,9 +2273,7 @@ static bool kprefetchd_skip_entry(struct swap_info_struct *si,
 		return true;
 	if (zswap_present(entry))
 		return true;
-	if (swap_zeromap_batch(entry, 1, &is_zero) == 1 && is_zero)
-		return true;
-	return !kprefetchd_memcg_has_room(entry);
+	return swap_zeromap_batch(entry, 1, &is_zero) == 1 && is_zero;
 }
 
 /*
@@ -2062,8 +2284,10 @@ static bool kprefetchd_skip_entry(struct swap_info_struct *si,
  * no group limit that could have refused - is worth stopping the round.
  */
 static enum kprefetchd_outcome
-kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
+kprefetchd_why_no_folio(struct swap_info_struct *si,
+			const struct swap_prefetch_candidate *cand)
 {
+	swp_entry_t entry = cand->entry;
 	struct folio *folio;
 
 	if (!swap_swapcount(si, entry))
@@ -2074,9 +2298,7 @@ kprefetchd_why_no_folio(struct swap_info_struct *si, swp_entry_t entry)
 		folio_put(folio);
 		return KPREFETCHD_CACHED;
 	}
-	if (kprefetchd_charged_to_group(entry))
-		return KPREFETCHD_SKIPPED;
-	return KPREFETCHD_FAILED;
+	return kprefetchd_group_refused(cand);
 }
 
 #ifdef CONFIG_NUMA
@@ -2140,6 +2362,9 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 		ret = KPREFETCHD_SKIPPED;
 		goto out;
 	}
+	ret = kprefetchd_group_outcome(cand);
+	if (ret != KPREFETCHD_READ)
+		goto out;
 
 	/* A racy look: a shadow that goes meanwhile costs one count. */
 	shadow = get_shadow_from_swap_cache(entry);
@@ -2153,7 +2378,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 	folio = __read_swap_cache_async(entry, gfp, mpol, NO_INTERLEAVE_INDEX,
 					&allocated, true);
 	if (!folio) {
-		ret = kprefetchd_why_no_folio(si, entry);
+		ret = kprefetchd_why_no_folio(si, cand);
 		goto out;
 	}
 	if (allocated) {
@@ -2179,6 +2404,19 @@ static bool kprefetchd_activity_peek(void)
 	return swap_prefetch_activity_mask(kprefetchd_activity, cur);
 }
 
+/*
+ * Put popped entries back as the newest, where the next round starts; an
+ * entry that finds no chunk page is lost, and counted so.
+ */
+static void kprefetchd_put_back(const struct swap_prefetch_candidate *cand,
+				unsigned int nr, unsigned long *nr_stale)
+{
+	if (nr)
+		count_vm_events(SWAP_PREFETCH_NOMEM_PAGES,
+				swap_prefetch_tracker_unpop(&swap_prefetch_global,
+							    cand, nr, nr_stale));
+}
+
 static int swap_prefetch_candidate_cmp(const void *a, const void *b)
 {
 	unsigned long x = ((const struct swap_prefetch_candidate *)a)->entry.val;
@@ -2199,13 +2437,14 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 {
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
 	enum kprefetchd_outcome outcome;
-	unsigned int i, nr;
+	unsigned int i, nr, nr_held = 0;
 
 	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
-				       want, &kprefetchd_room, nr_stale);
-	/* What is left belongs to nodes without room: wait for them. */
+				       want, &kprefetchd_room, &kprefetchd_held,
+				       nr_stale);
+	/* What is left belongs to nodes or groups without room: wait. */
 	if (nr < want)
-		stop = nodes_short &&
+		stop = (nodes_short || kprefetchd_held.nr) &&
 		       atomic_long_read(&swap_prefetch_global.nr_chunks) ?
 		       SWAP_PREFETCH_STOP_LOW_FREE : SWAP_PREFETCH_STOP_EMPTY;
 	/* Seek order on rotating disks. */
@@ -2214,19 +2453,26 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 	for (i = 0; i < nr; i++) {
 		outcome = kprefetchd_read_one(&kprefetchd_batch[i], splug,
 					      &kprefetchd_folios[*nr_read]);
+		if (outcome == KPREFETCHD_HELD) {
+			/* Its group's later entries stay where they are. */
+			swap_prefetch_groups_add(&kprefetchd_held,
+						 kprefetchd_batch[i].memcg);
+			kprefetchd_batch[nr_held++] = kprefetchd_batch[i];
+			continue;
+		}
 		if (outcome == KPREFETCHD_FAILED) {
 			/* The rest is still the newest: the next round's. */
-			count_vm_events(SWAP_PREFETCH_NOMEM_PAGES,
-					swap_prefetch_tracker_unpop(&swap_prefetch_global,
-								    kprefetchd_batch + i,
-								    nr - i, nr_stale));
-			return SWAP_PREFETCH_STOP_NOMEM;
+			kprefetchd_put_back(kprefetchd_batch + i, nr - i,
+					    nr_stale);
+			stop = SWAP_PREFETCH_STOP_NOMEM;
+			break;
 		}
 		*nr_read += outcome == KPREFETCHD_READ;
 		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
 		*nr_stale += outcome == KPREFETCHD_STALE;
 		*nr_skipped += outcome == KPREFETCHD_SKIPPED;
 	}
+	kprefetchd_put_back(kprefetchd_batch, nr_held, nr_stale);
 	return stop;
 }
 
@@ -2272,6 +2518,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	unsigned long nr_stale = 0;
 	struct blk_plug plug;
 
+	/* Each round looks again at the groups the last one found full. */
+	kprefetchd_held.nr = 0;
 	blk_start_plug(&plug);
 	for (i = 0; i < batch && stop == SWAP_PREFETCH_STOP_DONE;
 	     i += KPREFETCHD_SLICE) {
@@ -2392,7 +2640,9 @@ static void kprefetchd_do_round(void)
 	verdict = swap_prefetch_pace(&kprefetchd_pacer, &snap, jiffies, &t,
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
-		kprefetchd_sifted = false;
+		/* A busy CPU or a short node leaves the tracker as it was. */
+		if (swap_prefetch_restarts_delay(verdict))
+			kprefetchd_sifted = false;
 		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),

@@ -12,6 +12,7 @@
 #include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/swap.h>
@@ -204,6 +205,8 @@ static inline bool current_is_kprefetchd(void)
  * @list: on &swap_prefetch_tracker.chunks, newest chunk first
  * @llnode: on &swap_prefetch_tracker.full until kprefetchd collects it
  * @type: the swap type of every offset in the chunk
+ * @memcg: the id of the memory cgroup every page of the chunk was charged
+ *	to when it was swapped out (0 without memcg)
  * @gen: &swap_prefetch_tracker.gen[@type] when the chunk was opened; a
  *	purge of @type moves that on, and the chunk is stale from then on
  * @nr: offsets held, oldest first
@@ -216,7 +219,8 @@ static inline bool current_is_kprefetchd(void)
 struct swap_prefetch_chunk {
 	struct list_head list;
 	struct llist_node llnode;
-	unsigned int type;
+	unsigned short type;
+	unsigned short memcg;
 	unsigned int gen;
 	unsigned int nr;
 	int nid;
@@ -282,7 +286,7 @@ struct swap_prefetch_tracker {
 	struct swap_prefetch_shard __percpu *shards;
 	unsigned int nr_nodes;
 	struct llist_head full;
-	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */
+	struct mutex lock;	/* see "Locking" in mm/swap_prefetch.c */
 	struct list_head chunks;
 	atomic_long_t nr_chunks;
 	unsigned long max_chunks;
@@ -298,11 +302,30 @@ struct swap_prefetch_tracker {
  * @entry: the swap entry
  * @gen: its chunk's generation, checked again once the device is pinned
  * @nid: the node its page was on, and the node it is read back to
+ * @memcg: the id of the memory cgroup it was charged to when swapped out
  */
 struct swap_prefetch_candidate {
 	swp_entry_t entry;
 	unsigned int gen;
 	int nid;
+	unsigned short memcg;
+};
+
+/* How many memory cgroups without room one round passes over. */
+#define SWAP_PREFETCH_HELD_GROUPS	8
+
+/**
+ * struct swap_prefetch_groups - memory cgroups a round passes over
+ * @nr: how many of @id are in use
+ * @id: their ids
+ *
+ * A group without room for prefetched pages holds back its own entries,
+ * as a node without room does; kprefetchd notes each such group it meets
+ * in a round, and the round's later pops leave its chunks in place.
+ */
+struct swap_prefetch_groups {
+	unsigned int nr;
+	unsigned short id[SWAP_PREFETCH_HELD_GROUPS];
 };
 
 /**
@@ -370,7 +393,7 @@ enum swap_prefetch_verdict {
 enum swap_prefetch_stop {
 	SWAP_PREFETCH_STOP_DONE,	/* read its whole batch */
 	SWAP_PREFETCH_STOP_EMPTY,	/* nothing left to read */
-	SWAP_PREFETCH_STOP_LOW_FREE,	/* the entries' nodes are below the mark */
+	SWAP_PREFETCH_STOP_LOW_FREE,	/* what is left lacks room: node, group */
 	SWAP_PREFETCH_STOP_BUSY,	/* foreground activity started */
 	SWAP_PREFETCH_STOP_NOMEM,	/* no folio though its node had room */
 	SWAP_PREFETCH_STOP_EXIT,	/* kprefetchd is stopping */
@@ -498,6 +521,9 @@ struct swap_prefetch_tunables {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 struct swap_prefetch_chunk *swap_prefetch_chunk_alloc(void);
+void swap_prefetch_tracker_breathe(struct swap_prefetch_tracker *t);
+void swap_prefetch_shard_collect(struct swap_prefetch_tracker *t,
+				 struct swap_prefetch_shard *shard);
 struct swap_prefetch_shard __percpu *
 swap_prefetch_shards_alloc(unsigned int nr_nodes);
 void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
@@ -506,11 +532,15 @@ void swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 long swap_prefetch_tracker_add(struct swap_prefetch_tracker *t,
 			       struct swap_prefetch_shard *shard,
 			       swp_entry_t entry, unsigned long nr, int nid,
-			       unsigned long *recycled, bool *wake);
+			       unsigned short memcg, unsigned long *recycled,
+			       bool *wake);
 unsigned int swap_prefetch_tracker_pop(struct swap_prefetch_tracker *t,
 				       struct swap_prefetch_candidate *c,
 				       unsigned int max, const nodemask_t *nodes,
+				       const struct swap_prefetch_groups *held,
 				       unsigned long *stale);
+bool swap_prefetch_groups_add(struct swap_prefetch_groups *g,
+			      unsigned short id);
 unsigned int swap_prefetch_tracker_unpop(struct swap_prefetch_tracker *t,
 					 const struct swap_prefetch_candidate *c,
 					 unsigned int nr, unsigned long *stale);
@@ -518,7 +548,8 @@ unsigned long swap_prefetch_tracker_stop(struct swap_prefetch_tracker *t);
 s64 swap_prefetch_unused_pages(void);
 bool swap_prefetch_tracker_record(struct swap_prefetch_tracker *t,
 				  struct swap_prefetch_shard *shard,
-				  swp_entry_t entry, unsigned long nr, int nid);
+				  swp_entry_t entry, unsigned long nr, int nid,
+				  unsigned short memcg);
 bool swap_prefetch_tracker_current(struct swap_prefetch_tracker *t,
 				   const struct swap_prefetch_candidate *c);
 unsigned long swap_prefetch_tracker_trim(struct swap_prefetch_tracker *t,

@@ -72,7 +72,7 @@ static long add(struct swap_prefetch_tracker *t, unsigned int shard,
 	bool wake;
 
 	return swap_prefetch_tracker_add(t, shard_nr(t, shard),
-					 swp_entry(type, offset), nr, 0,
+					 swp_entry(type, offset), nr, 0, 0,
 					 &recycled, &wake);
 }
 
@@ -90,7 +90,7 @@ static void expect_order(struct kunit *test, struct swap_prefetch_tracker *t,
 	unsigned long stale = 0;
 	unsigned int i, n;
 
-	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL, NULL, &stale);
 	KUNIT_EXPECT_EQ(test, n, nr);
 	for (i = 0; i < min(n, nr); i++)
 		KUNIT_EXPECT_EQ_MSG(test, swp_offset(got[i].entry), want[i],
@@ -132,12 +132,12 @@ static void swap_prefetch_test_tracker_empty(struct kunit *test)
 	unsigned long counts[2], stale = 0;
 
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, &stale), 0U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, NULL, &stale), 0U);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2), 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 	add_one(test, t, 1);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, &stale), 1U);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, NULL, &stale), 1U);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 	KUNIT_EXPECT_EQ(test, stale, 0UL);
 }
@@ -165,14 +165,14 @@ static void swap_prefetch_test_tracker_chunk_boundary(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, got);
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, SLOTS + 10), (long)SLOTS + 10);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 2L);
-	n = swap_prefetch_tracker_pop(t, got, 20, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 20, NULL, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 20U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
 				(pgoff_t)SLOTS + 9 - i);
 	/* The newer chunk, its 10 entries read, is freed at once. */
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
-	n = swap_prefetch_tracker_pop(t, got, SLOTS + 10, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, SLOTS + 10, NULL, NULL, &stale);
 	KUNIT_EXPECT_EQ(test, n, SLOTS - 10);
 	KUNIT_EXPECT_EQ(test, swp_offset(got[n - 1].entry), 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
@@ -193,7 +193,7 @@ static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 	for (off = 0; off < total; off++) {
 		KUNIT_ASSERT_EQ(test,
 				swap_prefetch_tracker_add(t, shard_nr(t, 0),
-							  swp_entry(0, off), 1, 0,
+							  swp_entry(0, off), 1, 0, 0,
 							  &recycled, &wake), 1L);
 		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
 		/* kprefetchd, woken, trims at once. */
@@ -206,7 +206,7 @@ static void swap_prefetch_test_tracker_recycle_oldest(struct kunit *test)
 	/* Nothing lost on the way: what is left plus what was trimmed. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 1) + trimmed,
 			total);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, NULL, &stale), 8U);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, NULL, NULL, &stale), 8U);
 	for (off = 0; off < 8; off++)
 		KUNIT_EXPECT_EQ(test, swp_offset(got[off].entry), total - 1 - off);
 }
@@ -226,7 +226,7 @@ static void swap_prefetch_test_tracker_cap_without_trim(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, SLOTS), (long)SLOTS);
 	KUNIT_EXPECT_EQ(test,
 			swap_prefetch_tracker_add(t, shard_nr(t, 0),
-						  swp_entry(0, SLOTS), 5, 0,
+						  swp_entry(0, SLOTS), 5, 0, 0,
 						  &recycled, &wake), 5L);
 	KUNIT_EXPECT_EQ(test, recycled, (unsigned long)SLOTS);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 1L);
@@ -251,14 +251,14 @@ static void swap_prefetch_test_tracker_cap_asks_trim(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, test_and_clear_bit(0, &t->trim));
 	KUNIT_EXPECT_EQ(test,
 			swap_prefetch_tracker_add(t, shard_nr(t, 0),
-						  swp_entry(0, 2 * SLOTS), 1, 0,
+						  swp_entry(0, 2 * SLOTS), 1, 0, 0,
 						  &recycled, &wake), 1L);
 	KUNIT_EXPECT_EQ(test, recycled, (unsigned long)SLOTS);
 	KUNIT_EXPECT_TRUE(test, test_bit(0, &t->trim));
 	KUNIT_EXPECT_TRUE(test, wake);
 	/* Asked once: the next record at the cap does not wake again. */
 	swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 2 * SLOTS + 1),
-				  1, 0, &recycled, &wake);
+				  1, 0, 0, &recycled, &wake);
 	KUNIT_EXPECT_FALSE(test, wake);
 }
 
@@ -287,13 +287,13 @@ static void swap_prefetch_test_tracker_nomem_keeps_records(struct kunit *test)
 	/* Another device's entry needs a chunk of its own. */
 	KUNIT_EXPECT_EQ(test,
 			swap_prefetch_tracker_add(t, shard_nr(t, 0),
-						  swp_entry(1, 7), 1, 0,
+						  swp_entry(1, 7), 1, 0, 0,
 						  &recycled, &wake), 0L);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	/* The open chunk fills up; what does not fit is not recorded. */
 	KUNIT_EXPECT_EQ(test,
 			swap_prefetch_tracker_add(t, shard_nr(t, 0),
-						  swp_entry(0, 10), SLOTS, 0,
+						  swp_entry(0, 10), SLOTS, 0, 0,
 						  &recycled, &wake),
 			(long)SLOTS - 10);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
@@ -304,7 +304,7 @@ static void swap_prefetch_test_tracker_nomem_keeps_records(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2),
 			(unsigned long)SLOTS + 1);
 	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
-	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, NULL, &stale),
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 8, NULL, NULL, &stale),
 			8U);
 	KUNIT_EXPECT_EQ(test, swp_offset(got[0].entry), (pgoff_t)2 * SLOTS);
 	for (i = 1; i < 8; i++)
@@ -341,7 +341,7 @@ static void swap_prefetch_test_tracker_types(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counts[2], 0UL);
 	/* Types beyond the room given are counted in the total only. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 0), 5UL);
-	n = swap_prefetch_tracker_pop(t, got, 8, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 8, NULL, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 5U);
 	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, swp_type(got[i].entry), want_type[i]);
@@ -365,7 +365,7 @@ static void swap_prefetch_test_tracker_purge(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 1, 2), 2L);
 	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 10, 2), 2L);
 	/* kprefetchd pops the newest, then swapoff purges type 1. */
-	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, &early, 1, NULL, &stale), 1U);
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, &early, 1, NULL, NULL, &stale), 1U);
 	KUNIT_EXPECT_EQ(test, swp_type(early.entry), 1U);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_tracker_current(t, &early));
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_purge(t, 1), 4UL);
@@ -374,7 +374,7 @@ static void swap_prefetch_test_tracker_purge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counts[1], 0UL);
 	/* A swapon reuses type 1: its offsets are new entries. */
 	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 1, 1), 1L);
-	n = swap_prefetch_tracker_pop(t, got, 8, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 8, NULL, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 3U);
 	KUNIT_EXPECT_EQ(test, got[0].entry.val, swp_entry(1, 1).val);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_tracker_current(t, &got[0]));
@@ -403,11 +403,11 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 
 	/* The first record into an empty tracker wakes; the next does not. */
 	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 1),
-					  1, 0, &recycled, &wake);
+					  1, 0, 0, &recycled, &wake);
 	KUNIT_EXPECT_EQ(test, added, 1L);
 	KUNIT_EXPECT_TRUE(test, wake);
 	added = swap_prefetch_tracker_add(t, shard_nr(t, 0), swp_entry(0, 2),
-					  1, 0, &recycled, &wake);
+					  1, 0, 0, &recycled, &wake);
 	KUNIT_EXPECT_EQ(test, added, 1L);
 	KUNIT_EXPECT_FALSE(test, wake);
 
@@ -428,14 +428,14 @@ static void swap_prefetch_test_tracker_record_wakes(struct kunit *test)
 					swap_prefetch_tracker_add(t, shard_nr(t, shard),
 								  swp_entry((rnd >> 2) % 2,
 									    (rnd >> 4) % 4096),
-								  (rnd >> 24) % 600 + 1, 0,
+								  (rnd >> 24) % 600 + 1, 0, 0,
 								  &recycled, &wake),
 					0L);
 			if (wake)
 				asleep = false;
 			break;
 		case 2:
-			swap_prefetch_tracker_pop(t, got, (rnd >> 20) % 8 + 1, NULL, &stale);
+			swap_prefetch_tracker_pop(t, got, (rnd >> 20) % 8 + 1, NULL, NULL, &stale);
 			asleep = !atomic_long_read(&t->nr_chunks);
 			break;
 		default:
@@ -483,7 +483,7 @@ static void swap_prefetch_test_tracker_trim_dead_first(struct kunit *test)
 	KUNIT_EXPECT_GT(test, dead, 0UL);
 	/* The open chunk's dead entries, then all 500 live ones in order. */
 	swap_prefetch_tracker_trim(t, odd_are_dead, &dead);
-	n = swap_prefetch_tracker_pop(t, got, SLOTS + 500, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, SLOTS + 500, NULL, NULL, &stale);
 	for (i = 0; i < n && swp_offset(got[i].entry) >= DEAD_FROM; i++)
 		;
 	KUNIT_ASSERT_EQ(test, n - i, 500U);
@@ -530,7 +530,7 @@ static unsigned int pop_node(struct kunit *test, struct swap_prefetch_tracker *t
 	unsigned long stale = 0, prev = ULONG_MAX;
 	unsigned int i, n, total = 0;
 
-	while ((n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), nodes,
+	while ((n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), nodes, NULL,
 					      &stale))) {
 		for (i = 0; i < n; i++) {
 			pgoff_t off = swp_offset(got[i].entry);
@@ -568,7 +568,7 @@ static void swap_prefetch_test_tracker_nodes(struct kunit *test)
 		KUNIT_ASSERT_EQ(test,
 				swap_prefetch_tracker_add(t, shard_nr(t, 0),
 							  swp_entry(0, off), 1,
-							  run_nid(off),
+							  run_nid(off), 0,
 							  &recycled, &wake),
 				1L);
 	/* Interleaved, each node fills whole chunks: 1500 fit in two. */
@@ -579,6 +579,99 @@ static void swap_prefetch_test_tracker_nodes(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_long_read(&t->nr_chunks), 0L);
 	KUNIT_EXPECT_EQ(test, pop_node(test, t, NULL, 0), 750U);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+}
+
+/* The group the test entry at @off is charged to: runs of 50 a group. */
+static unsigned short run_group(pgoff_t off)
+{
+	return (off / 50) % 2 ? 9 : 7;
+}
+
+/*
+ * Pop @t in slices, passing over the groups in @held, until it gives
+ * nothing; every entry must come back with the group it was recorded
+ * from, not one of @held, and newest first.  Returns how many came back.
+ */
+static unsigned int pop_groups(struct kunit *test,
+			       struct swap_prefetch_tracker *t,
+			       const struct swap_prefetch_groups *held)
+{
+	struct swap_prefetch_candidate got[16];
+	unsigned long stale = 0, prev = ULONG_MAX;
+	unsigned int i, j, n, total = 0;
+
+	while ((n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL,
+					      held, &stale))) {
+		for (i = 0; i < n; i++) {
+			pgoff_t off = swp_offset(got[i].entry);
+
+			KUNIT_EXPECT_EQ(test, got[i].memcg, run_group(off));
+			for (j = 0; held && j < held->nr; j++)
+				KUNIT_EXPECT_NE(test, got[i].memcg, held->id[j]);
+			KUNIT_EXPECT_LT(test, off, prev);
+			prev = off;
+		}
+		total += n;
+	}
+	KUNIT_EXPECT_EQ(test, stale, 0UL);
+	return total;
+}
+
+/*
+ * A memory cgroup without room holds back its own entries, as a node
+ * does: each chunk holds one group's entries, a pop that passes over
+ * group 9 takes group 7's alone, newest first, and leaves group 9's in
+ * place, in order; entries put back keep their group.  Reclaim that goes
+ * from group to group leaves part-filled chunks, which a sift packs.
+ */
+static void swap_prefetch_test_tracker_groups(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 64);
+	struct swap_prefetch_groups held = { };
+	struct swap_prefetch_candidate got[4];
+	unsigned long recycled, stale = 0;
+	pgoff_t off;
+	bool wake;
+
+	for (off = 0; off < 1000; off++)
+		KUNIT_ASSERT_EQ(test,
+				swap_prefetch_tracker_add(t, shard_nr(t, 0),
+							  swp_entry(0, off), 1,
+							  0, run_group(off),
+							  &recycled, &wake),
+				1L);
+	/* A chunk per run of 50: the sift packs each group's into one. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 20L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, odd_are_dead),
+			500UL);
+	KUNIT_EXPECT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
+	/* Put back, an entry keeps its group. */
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, NULL,
+							&stale), 4U);
+	KUNIT_EXPECT_EQ(test, got[0].memcg, run_group(swp_offset(got[0].entry)));
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_unpop(t, got, 4, &stale),
+			0U);
+	KUNIT_ASSERT_TRUE(test, swap_prefetch_groups_add(&held, 9));
+	KUNIT_EXPECT_EQ(test, pop_groups(test, t, &held), 250U);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&t->nr_chunks), 0L);
+	KUNIT_EXPECT_EQ(test, pop_groups(test, t, NULL), 250U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
+}
+
+/* A round notes each group without room once, and as many as it has room for. */
+static void swap_prefetch_test_groups_add(struct kunit *test)
+{
+	struct swap_prefetch_groups g = { };
+	unsigned short id;
+
+	for (id = 1; id <= SWAP_PREFETCH_HELD_GROUPS; id++) {
+		KUNIT_EXPECT_TRUE(test, swap_prefetch_groups_add(&g, id));
+		KUNIT_EXPECT_TRUE(test, swap_prefetch_groups_add(&g, id));
+	}
+	KUNIT_EXPECT_EQ(test, g.nr, SWAP_PREFETCH_HELD_GROUPS);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_groups_add(&g, id));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_groups_add(&g, 1));
+	KUNIT_EXPECT_EQ(test, g.nr, SWAP_PREFETCH_HELD_GROUPS);
 }
 
 struct fair_case {
@@ -696,7 +789,7 @@ static unsigned int small_then_storm(struct kunit *test,
 				(long)t->max_chunks);
 	}
 	KUNIT_EXPECT_GT(test, trimmed, 0UL);
-	n = swap_prefetch_tracker_pop(t, got, max, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, max, NULL, NULL, &stale);
 	/* Nothing lost on the way: what came back plus what was trimmed. */
 	KUNIT_EXPECT_EQ(test, n + trimmed, 500 + storm);
 	for (*small = 0, i = 0; i < n; i++)
@@ -793,7 +886,7 @@ static void swap_prefetch_test_tracker_trim_fair_interleaved(struct kunit *test)
 		KUNIT_ASSERT_EQ(test,
 				swap_prefetch_tracker_add(t, shard_nr(t, 0),
 							  swp_entry(0, off), 1,
-							  (off / 64) % 2,
+							  (off / 64) % 2, 0,
 							  &recycled, &wake),
 				1L);
 		if (test_bit(0, &t->trim)) {
@@ -803,7 +896,7 @@ static void swap_prefetch_test_tracker_trim_fair_interleaved(struct kunit *test)
 		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 8L);
 	}
 	KUNIT_EXPECT_GT(test, trims, 0UL);
-	n = swap_prefetch_tracker_pop(t, got, 8 * SLOTS, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 8 * SLOTS, NULL, NULL, &stale);
 	for (i = 0; i < n; i++)
 		small += swp_offset(got[i].entry) % 16 == 0;
 	KUNIT_EXPECT_EQ(test, small, (unsigned int)DIV_ROUND_UP(storm, 16));
@@ -826,7 +919,7 @@ static bool owner_racing(unsigned int type, const u32 *offsets,
 		swap_prefetch_tracker_add(racing_tracker,
 					  shard_nr(racing_tracker, 0),
 					  swp_entry(0, racing_off), SLOTS / 4,
-					  0, &recycled, &wake);
+					  0, 0, &recycled, &wake);
 		racing_off += SLOTS / 4;
 	}
 	return owner_by_range(type, offsets, nr, ids);
@@ -861,7 +954,7 @@ static void swap_prefetch_test_tracker_trim_fair_racing(struct kunit *test)
 		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 8L);
 	}
 	KUNIT_EXPECT_GT(test, trims, 0UL);
-	n = swap_prefetch_tracker_pop(t, got, 8 * SLOTS, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, 8 * SLOTS, NULL, NULL, &stale);
 	for (i = 0; i < n; i++)
 		small += swp_offset(got[i].entry) < STORM_FROM;
 	KUNIT_EXPECT_EQ(test, small, 500U);
@@ -886,7 +979,7 @@ static void swap_prefetch_test_tracker_trim_many_groups(struct kunit *test)
 			swap_prefetch_tracker_trim(t, NULL, &dead);
 		KUNIT_ASSERT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
 	}
-	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, &stale),
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, NULL, &stale),
 			4U);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, swp_offset(got[i].entry),
@@ -905,7 +998,7 @@ static void swap_prefetch_test_tracker_cap_counts_recycled(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 3), 3L);
 	/* Node 1 has no open chunk, and the cap allows no second one. */
-	swap_prefetch_tracker_record(t, shard_nr(t, 0), swp_entry(0, 100), 2, 1);
+	swap_prefetch_tracker_record(t, shard_nr(t, 0), swp_entry(0, 100), 2, 1, 0);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_NOMEM_PAGES), nomem);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_RECYCLED_PAGES),
 			recycled + 2);
@@ -926,14 +1019,14 @@ static void swap_prefetch_test_tracker_unpop(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 100), 100L);
 	KUNIT_ASSERT_EQ(test, add(t, 0, 1, 500, 4), 4L);
-	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got), NULL, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 32U);
 	/* Read the first 12; the 13th fails and the rest goes back. */
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_unpop(t, got + 12, n - 12,
 							  &stale), 0U);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2),
 			104UL - 12);
-	n = swap_prefetch_tracker_pop(t, again, n - 12, NULL, &stale);
+	n = swap_prefetch_tracker_pop(t, again, n - 12, NULL, NULL, &stale);
 	KUNIT_ASSERT_EQ(test, n, 20U);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, again[i].entry.val, got[12 + i].entry.val,
@@ -961,6 +1054,156 @@ static void swap_prefetch_test_tracker_stop(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 }
 
+/* What the walk tests see: breathing points, and entries between two. */
+static unsigned long walk_breaths, walk_seen, walk_most, walk_total;
+
+static void breathe_counting(struct swap_prefetch_tracker *t)
+{
+	walk_most = max(walk_most, walk_seen);
+	walk_seen = 0;
+	walk_breaths++;
+	cond_resched();
+}
+
+/* The most entries seen between two breathing points so far. */
+static unsigned long walk_most_between(void)
+{
+	return max(walk_most, walk_seen);
+}
+
+static void walk_counts_reset(void)
+{
+	walk_breaths = 0;
+	walk_seen = 0;
+	walk_most = 0;
+	walk_total = 0;
+}
+
+/* Keeps every entry, and counts them as seen. */
+static unsigned int sieve_counting(unsigned int type, u32 *offsets,
+				   unsigned int nr)
+{
+	walk_seen += nr;
+	walk_total += nr;
+	return nr;
+}
+
+/* Ten groups by offset, and counts the entries as seen. */
+static bool owners_counting(unsigned int type, const u32 *offsets,
+			    unsigned int nr, unsigned short *ids)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		ids[i] = 1 + offsets[i] / 100000;
+	walk_seen += nr;
+	walk_total += nr;
+	return true;
+}
+
+#define WALK_ENTRIES	1000000UL
+
+/*
+ * At the cap the tracker holds about one entry per page of RAM.  Each of
+ * its walks - the sift, the fair trim, the pop that passes a short node's
+ * chunks, the count - must reach a point where it may reschedule after
+ * each chunk: at most one chunk's entries are handled between two such
+ * points, and there is one per chunk.  Here with a million entries; the
+ * time each walk takes is printed, not checked.
+ */
+static void swap_prefetch_test_tracker_walks_breathe(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 2 * WALK_ENTRIES / SLOTS);
+	struct swap_prefetch_candidate got[4];
+	unsigned long entries = DIV_ROUND_UP(WALK_ENTRIES, SLOTS) * SLOTS;
+	unsigned long off, chunks, counts[2], dead = 0, stale = 0;
+	nodemask_t none = NODE_MASK_NONE;
+	ktime_t start;
+
+	for (off = 0; off < WALK_ENTRIES; off += SLOTS)
+		KUNIT_ASSERT_EQ(test, add(t, 0, 0, off, SLOTS), (long)SLOTS);
+	chunks = atomic_long_read(&t->nr_chunks);
+	kunit_activate_static_stub(test, swap_prefetch_tracker_breathe,
+				   breathe_counting);
+
+	walk_counts_reset();
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, sieve_counting), 0UL);
+	kunit_info(test, "sift of %lu entries: %lld us\n", entries,
+		   ktime_us_delta(ktime_get(), start));
+	KUNIT_EXPECT_EQ(test, walk_total, entries);
+	KUNIT_EXPECT_LE(test, walk_most_between(), (unsigned long)SLOTS);
+	KUNIT_EXPECT_GE(test, walk_breaths, chunks);
+
+	walk_counts_reset();
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_count(t, counts, 2),
+			entries);
+	kunit_info(test, "count: %lld us\n", ktime_us_delta(ktime_get(), start));
+	KUNIT_EXPECT_GE(test, walk_breaths, chunks);
+
+	/* A pop for no node passes every chunk and takes nothing. */
+	walk_counts_reset();
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, ARRAY_SIZE(got),
+							&none, NULL, &stale), 0U);
+	kunit_info(test, "pop past every chunk: %lld us\n",
+		   ktime_us_delta(ktime_get(), start));
+	KUNIT_EXPECT_GE(test, walk_breaths, chunks);
+
+	/* At the cap: the fair trim counts and cuts ten groups. */
+	t->owners = owners_counting;
+	t->max_chunks = chunks;
+	walk_counts_reset();
+	start = ktime_get();
+	KUNIT_EXPECT_GT(test, swap_prefetch_tracker_trim(t, NULL, &dead), 0UL);
+	kunit_info(test, "fair trim: %lld us\n",
+		   ktime_us_delta(ktime_get(), start));
+	KUNIT_EXPECT_LE(test, walk_most_between(), (unsigned long)SLOTS);
+	KUNIT_EXPECT_GE(test, walk_breaths, chunks);
+	kunit_deactivate_static_stub(test, swap_prefetch_tracker_breathe);
+}
+
+static unsigned long shard_collects;
+
+/* Counts the shards a walk locks; their open chunks stay open. */
+static void collect_counting(struct swap_prefetch_tracker *t,
+			     struct swap_prefetch_shard *shard)
+{
+	shard_collects++;
+}
+
+/*
+ * kprefetchd pops every 32 pages it reads.  A pop locks only the shards
+ * that have an open chunk, not every possible CPU's: after the first pop
+ * of a streak swap-out has opened none.  A record made since is still
+ * collected, and comes first, as the newest.
+ */
+static void swap_prefetch_test_tracker_pop_locks_open_only(struct kunit *test)
+{
+	struct swap_prefetch_tracker *t = new_tracker(test, 8);
+	struct swap_prefetch_candidate got[4];
+	unsigned long stale = 0;
+
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 0, 10), 10L);
+	/* Collects the open chunk, as the first read after a busy period. */
+	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_sift(t, sieve_counting), 0UL);
+	kunit_activate_static_stub(test, swap_prefetch_shard_collect,
+				   collect_counting);
+	shard_collects = 0;
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, NULL, &stale),
+			4U);
+	KUNIT_EXPECT_EQ(test, shard_collects, 0UL);
+	KUNIT_ASSERT_EQ(test, add(t, 0, 0, 100, 1), 1L);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 1, NULL, NULL, &stale),
+			1U);
+	KUNIT_EXPECT_EQ(test, shard_collects, 1UL);
+	kunit_deactivate_static_stub(test, swap_prefetch_shard_collect);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_pop(t, got, 1, NULL, NULL, &stale),
+			1U);
+	KUNIT_EXPECT_EQ(test, swp_offset(got[0].entry), 100UL);
+}
+
 static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_empty),
 	KUNIT_CASE(swap_prefetch_test_tracker_mru_order),
@@ -983,8 +1226,12 @@ static struct kunit_case swap_prefetch_tracker_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_tracker_large_folio),
 	KUNIT_CASE(swap_prefetch_test_tracker_types),
 	KUNIT_CASE(swap_prefetch_test_tracker_nodes),
+	KUNIT_CASE(swap_prefetch_test_tracker_groups),
+	KUNIT_CASE(swap_prefetch_test_groups_add),
 	KUNIT_CASE(swap_prefetch_test_tracker_purge),
 	KUNIT_CASE(swap_prefetch_test_tracker_record_wakes),
+	KUNIT_CASE(swap_prefetch_test_tracker_walks_breathe),
+	KUNIT_CASE(swap_prefetch_test_tracker_pop_locks_open_only),
 	{}
 };
 
@@ -1014,18 +1261,18 @@ static void swap_prefetch_test_trylock_skip(struct kunit *test)
 	add_one(test, t, 1);
 	contended = vm_event(test, SWAP_PREFETCH_CONTENDED_SWAPOUTS);
 	spin_lock(&locked->lock);
-	added = swap_prefetch_tracker_add(t, locked, swp_entry(0, 2), 1, 0,
+	added = swap_prefetch_tracker_add(t, locked, swp_entry(0, 2), 1, 0, 0,
 					  &recycled, &wake);
 	KUNIT_EXPECT_EQ(test, added, -EBUSY);
 	KUNIT_EXPECT_EQ(test, recycled, 0UL);
 	KUNIT_EXPECT_FALSE(test, wake);
 	/* The hook's wrapper counts the skip, once per swap-out. */
-	wake = swap_prefetch_tracker_record(t, locked, swp_entry(0, 2), 4, 0);
+	wake = swap_prefetch_tracker_record(t, locked, swp_entry(0, 2), 4, 0, 0);
 	KUNIT_EXPECT_FALSE(test, wake);
 	KUNIT_EXPECT_EQ(test, vm_event(test, SWAP_PREFETCH_CONTENDED_SWAPOUTS),
 			contended + 1);
 	if (other) {
-		added = swap_prefetch_tracker_add(t, other, swp_entry(0, 3), 1, 0,
+		added = swap_prefetch_tracker_add(t, other, swp_entry(0, 3), 1, 0, 0,
 						  &recycled, &wake);
 		KUNIT_EXPECT_EQ(test, added, 1L);
 	}
@@ -1397,7 +1644,7 @@ static void swap_prefetch_test_zones_short(struct kunit *test)
 }
 
 /*
- * The trend as kprefetchd feeds it: avail and PGFREE sampled every second
+ * The trend as kprefetchd feeds it: avail and frees sampled every second
  * (plus up to 30 ms of scheduling) while it waits, every 10 ms in an idle
  * streak; windows of a quarter of the 5 s delay.  Time runs in ms here.
  */
