@@ -128,8 +128,14 @@ static nodemask_t kprefetchd_room;
 static struct swap_prefetch_groups kprefetchd_held;
 /* Pages kprefetchd read itself: not foreground swap-in or allocation. */
 static unsigned long kprefetchd_own_reads;
-/* Swap devices' sectors and own reads at the last check. */
-static unsigned long kprefetchd_io_sectors, kprefetchd_io_own;
+/* The swap disks' I/O at the start of the current window. */
+static struct {
+	unsigned long at;	/* jiffies */
+	unsigned long sectors;	/* read and written */
+	unsigned long ticks;	/* with requests in flight */
+	unsigned long own;	/* sectors kprefetchd read */
+	bool contended;		/* the last window's answer */
+} kprefetchd_io;
 /* CPU time at the last CPU sample: when, idle, kprefetchd's own. */
 static u64 kprefetchd_cpu_at, kprefetchd_cpu_idle, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
@@ -1341,6 +1347,34 @@ swap_prefetch_trend_update(struct swap_prefetch_trend *tr, unsigned long avail,
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_update);
 
 /**
+ * swap_prefetch_io_contended - do others contend for the swap disks?
+ * @w: a window of a second or more
+ *
+ * A foreground that waits on the disks that hold swap - a stream, an
+ * application's faults - keeps them busy; a journal's synced writes, or
+ * an indexer that reads a few MiB/s, keep them busy a few percent to a
+ * fifth of the time.  So the rule is a share of time, over a second or
+ * more, not an amount per check (which varied a hundredfold with the
+ * check's interval, and held prefetch off for good beside a journal that
+ * wrote 256 KiB every two seconds).  While kprefetchd reads too, the
+ * disks' busy time is shared out by the sectors each side moved.
+ *
+ * Return: true if others' part of the busy time is at least
+ * %SWAP_PREFETCH_IO_BUSY_PCT percent of the window.
+ */
+VISIBLE_IF_KUNIT bool
+swap_prefetch_io_contended(const struct swap_prefetch_io_window *w)
+{
+	u64 moved = (u64)w->others + w->own;
+
+	if (!w->others || !w->span_ms)
+		return false;
+	return (u64)w->busy_ms * w->others * 100 >=
+	       (u64)SWAP_PREFETCH_IO_BUSY_PCT * w->span_ms * moved;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_io_contended);
+
+/**
  * swap_prefetch_cpu_busy - is foreground work keeping the CPUs busy?
  * @others_ns: CPU time used by others than kprefetchd over a span
  * @capacity_ns: the span times the number of online CPUs
@@ -1383,7 +1417,7 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 		return SWAP_PREFETCH_SWAP_FULL;
 	if (swap_prefetch_no_node_has_room(s->nodes_short, s->nr_nodes))
 		return SWAP_PREFETCH_LOW_FREE;
-	if (s->swap_io > SWAP_PREFETCH_IO_SLACK)
+	if (s->swap_contended)
 		return SWAP_PREFETCH_SWAP_IO;
 	if (s->cpu_busy)
 		return SWAP_PREFETCH_CPU_BUSY;
@@ -2027,13 +2061,20 @@ static struct swap_info_struct *swap_prefetch_get_type(unsigned int type)
 	return get_swap_device(swp_entry(type, 1));
 }
 
-/* Sectors read and written so far on the disks that hold swap. */
-static unsigned long kprefetchd_swap_disk_sectors(void)
+/*
+ * Sectors read and written so far on the disks that hold swap, and the
+ * time in jiffies they had requests in flight (io_ticks, which the block
+ * layer brings up to date as requests start and end: a window of a
+ * second spans many).  A swap file counts its filesystem's whole disk.
+ */
+static void kprefetchd_swap_disk_stat(unsigned long *sectors,
+				      unsigned long *ticks)
 {
 	struct block_device *seen[MAX_SWAPFILES];
 	unsigned int type, nr_seen = 0, i;
-	unsigned long sectors = 0;
 
+	*sectors = 0;
+	*ticks = 0;
 	for (type = 0; type < MAX_SWAPFILES; type++) {
 		struct swap_info_struct *si;
 		struct block_device *disk;
@@ -2047,29 +2088,57 @@ static unsigned long kprefetchd_swap_disk_sectors(void)
 				disk = NULL;
 		if (disk) {
 			seen[nr_seen++] = disk;
-			sectors += part_stat_read(disk, sectors[STAT_READ]) +
-				   part_stat_read(disk, sectors[STAT_WRITE]);
+			*sectors += part_stat_read(disk, sectors[STAT_READ]) +
+				    part_stat_read(disk, sectors[STAT_WRITE]);
+			*ticks += part_stat_read(disk, io_ticks);
 		}
 		put_swap_device(si);
 	}
-	return sectors;
+}
+
+/* Start a window of the swap disks' I/O now, with no contention known. */
+static void kprefetchd_swap_io_reset(void)
+{
+	kprefetchd_io.at = jiffies;
+	kprefetchd_swap_disk_stat(&kprefetchd_io.sectors, &kprefetchd_io.ticks);
+	kprefetchd_io.own = kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
+	kprefetchd_io.contended = false;
 }
 
 /*
- * Sectors others moved on the swap disks since the last call: I/O that
- * prefetch reads would compete with.  kprefetchd's own reads completed
- * before this is called, so their sectors are all counted already.
+ * Do others contend for the swap disks?  Decided once the window is a
+ * second long, and then a new window starts; the last answer stands in
+ * between.  kprefetchd's own reads of a round have completed before the
+ * next check, so their sectors are all counted by then.  A swapoff that
+ * takes a disk out of the sums starts a new window.
  */
-static unsigned long kprefetchd_swap_io_since_last(void)
+static bool kprefetchd_swap_io_contended(void)
 {
-	unsigned long sectors = kprefetchd_swap_disk_sectors();
-	unsigned long own = kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
-	long others = (long)(sectors - kprefetchd_io_sectors) -
-		      (long)(own - kprefetchd_io_own);
+	unsigned long now = jiffies, sectors, ticks, own, moved;
+	struct swap_prefetch_io_window w;
 
-	kprefetchd_io_sectors = sectors;
-	kprefetchd_io_own = own;
-	return max(others, 0L);
+	if (time_before(now, kprefetchd_io.at + HZ))
+		return kprefetchd_io.contended;
+	kprefetchd_swap_disk_stat(&sectors, &ticks);
+	if ((long)(sectors - kprefetchd_io.sectors) < 0 ||
+	    (long)(ticks - kprefetchd_io.ticks) < 0) {
+		kprefetchd_swap_io_reset();
+		return false;
+	}
+	own = kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
+	moved = sectors - kprefetchd_io.sectors;
+	w.span_ms = jiffies_to_msecs(now - kprefetchd_io.at);
+	/* Two swap disks busy at once count once: the window at most. */
+	w.busy_ms = min(jiffies_to_msecs(ticks - kprefetchd_io.ticks),
+			w.span_ms);
+	w.own = own - kprefetchd_io.own;
+	w.others = moved > w.own ? moved - w.own : 0;
+	kprefetchd_io.at = now;
+	kprefetchd_io.sectors = sectors;
+	kprefetchd_io.ticks = ticks;
+	kprefetchd_io.own = own;
+	kprefetchd_io.contended = swap_prefetch_io_contended(&w);
+	return kprefetchd_io.contended;
 }
 
 /* Idle and iowait time of all online CPUs so far, in ns. */
@@ -2136,7 +2205,7 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 	s->free_falling = kprefetchd_free_falling(t->delay);
 	s->nr_nodes = num_node_state(N_MEMORY);
 	s->nodes_short = kprefetchd_nodes_short(&kprefetchd_room);
-	s->swap_io = kprefetchd_swap_io_since_last();
+	s->swap_contended = kprefetchd_swap_io_contended();
 	s->cpu_busy = kprefetchd_cpu_busy();
 	s->laptop_mode = READ_ONCE(laptop_mode);
 	s->mapped = global_node_page_state(NR_FILE_MAPPED) +
@@ -2689,7 +2758,7 @@ static bool kprefetchd_wait_work(void)
 		 */
 		kprefetchd_activity_since_last();
 		kprefetchd_reset_trend();
-		kprefetchd_swap_io_since_last();
+		kprefetchd_swap_io_reset();
 		swap_prefetch_mark_busy(&kprefetchd_pacer);
 		kprefetchd_pacer.next = jiffies +
 			msecs_to_jiffies(READ_ONCE(swap_prefetch_interval_ms));

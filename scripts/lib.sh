@@ -54,6 +54,7 @@ need_qemu_packages() {
 	need_packages qemu-system-x86_64:qemu-system-x86 \
 		/usr/share/qemu/qboot.rom:qemu-system-data \
 		/bin/busybox:busybox-static \
+		/sbin/mke2fs:e2fsprogs \
 		/usr/lib/x86_64-linux-gnu/libc.a:libc6-dev
 }
 
@@ -188,10 +189,11 @@ build_initramfs() {
 	*) die "GUEST_LRU must be classic or mglru, not '$GUEST_LRU'" ;;
 	esac
 	mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" \
-		"$root/tmp" "$root/sys/fs/cgroup"
+		"$root/tmp" "$root/sys/fs/cgroup" "$root/mnt"
 	cp /bin/busybox "$root/bin/busybox"
 	cp "$payload" "$root/payload"
 	echo "$lru" >"$root/lru"
+	echo "${GUEST_SWAP_MIB:-512}" >"$root/swap_mib"
 	cat >"$root/init" <<'EOINIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -206,7 +208,16 @@ if [ -w /sys/kernel/mm/lru_gen/enabled ]; then
 	echo "$(cat /lru)" >/sys/kernel/mm/lru_gen/enabled
 	echo "guest: lru_gen/enabled $(cat /sys/kernel/mm/lru_gen/enabled), cmdline $(cat /proc/cmdline)"
 fi
-if mkswap /dev/vda >/dev/null && swapon /dev/vda; then
+# /dev/vda holds an ext4 filesystem (run_guest): swap is a file on it, as
+# an installer lays it out, beside the files the background writes and
+# reads.  A bare /dev/vda (GUEST_SWAP_LAYOUT=disk) is a swap partition.
+if mount -t ext4 /dev/vda /mnt 2>/dev/null; then
+	if fallocate -l "$(cat /swap_mib)M" /mnt/swapfile &&
+	   chmod 600 /mnt/swapfile && mkswap /mnt/swapfile >/dev/null &&
+	   swapon /mnt/swapfile; then
+		echo "guest: swap file /mnt/swapfile on ext4 on /dev/vda: $(grep SwapTotal /proc/meminfo)"
+	fi
+elif mkswap /dev/vda >/dev/null && swapon /dev/vda; then
 	echo "guest: swap on /dev/vda: $(grep SwapTotal /proc/meminfo)"
 fi
 sh /payload
@@ -218,7 +229,31 @@ EOINIT
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
 
-# Boot the guest; console goes to $log.  Swap disk throttled like a disk.
+# The guest's /dev/vda: an ext4 filesystem that /init puts the swap file
+# on, as an installer does, with the files the background uses: data
+# (256 MiB, an indexer's) and journal (64 MiB, a journal's ring), written
+# out, not sparse.  GUEST_SWAP_LAYOUT=disk: a bare disk for swap instead.
+make_root_disk() {
+	img=$1
+	swap_mib=$2
+	case ${GUEST_SWAP_LAYOUT:-file} in
+	file) ;;
+	disk)
+		truncate -s "${swap_mib}M" "$img"
+		return ;;
+	*) die "GUEST_SWAP_LAYOUT must be file or disk, not '$GUEST_SWAP_LAYOUT'" ;;
+	esac
+	content=$CACHE/root-disk
+	rm -rf "$content"
+	mkdir -p "$content"
+	head -c 256M /dev/zero | tr '\0' i >"$content/data"
+	head -c 64M /dev/zero | tr '\0' j >"$content/journal"
+	mke2fs -q -t ext4 -F -d "$content" "$img" "$((swap_mib + 512))M" ||
+		die "mke2fs failed for $img"
+	rm -rf "$content"
+}
+
+# Boot the guest; console goes to $log.  Disks throttled like a disk.
 # acpi=noirq: PCI interrupts are routed by the BIOS's tables, as without
 # ACPI; ACPI's _PRT method times out in a slow (KASAN, TCG) guest, and its
 # disks then never interrupt.  ACPI still finds the CPUs.
@@ -234,7 +269,7 @@ run_guest() {
 	swapimg=$CACHE/swap.img
 	scratchimg=$CACHE/scratch.img
 	rm -f "$swapimg" "$scratchimg"
-	truncate -s "${swap_mib}M" "$swapimg"
+	make_root_disk "$swapimg" "$swap_mib"
 	# /dev/vdb: a disk the writeback test and the demo's background may
 	# overwrite; sparse, so its size costs nothing.
 	truncate -s "${GUEST_SCRATCH_MIB:-64}M" "$scratchimg"
@@ -245,7 +280,9 @@ run_guest() {
 	smp=${GUEST_SMP:-1}
 	throttle="throttled to $((bps / 1048576)) MiB/s and $iops IOPS"
 	[ "$bps" -gt 0 ] || [ "$iops" -gt 0 ] || throttle=unthrottled
-	msg "booting guest: $accel, $smp vCPU, ${mem} MiB RAM, ${swap_mib} MiB swap on virtio-blk $throttle"
+	where="a swap file on ext4 on virtio-blk"
+	[ "${GUEST_SWAP_LAYOUT:-file}" = disk ] && where=virtio-blk
+	msg "booting guest: $accel, $smp vCPU, ${mem} MiB RAM, ${swap_mib} MiB swap: $where $throttle"
 	# shellcheck disable=SC2086
 	rc=0
 	timeout "${GUEST_TIMEOUT:-1800}" qemu-system-x86_64 $accel_opt \

@@ -346,7 +346,8 @@ struct swap_prefetch_zone_snap {
  *	(swap_prefetch_trend_update())
  * @nr_nodes: nodes with memory
  * @nodes_short: nodes with memory of which a populated zone lacks room
- * @swap_io: sectors others moved on the swap devices since the last check
+ * @swap_contended: others kept the swap disks busy a third of the time or
+ *	more over the last window of a second (swap_prefetch_io_contended())
  * @cpu_busy: others kept more than half of the CPUs' time busy
  * @laptop_mode: vm.laptop_mode is set
  * @mapped: mapped file and anonymous pages
@@ -361,7 +362,7 @@ struct swap_prefetch_snapshot {
 	bool free_falling;
 	unsigned int nr_nodes;
 	unsigned int nodes_short;
-	unsigned long swap_io;
+	bool swap_contended;
 	bool cpu_busy;
 	bool laptop_mode;
 	unsigned long mapped;
@@ -424,10 +425,25 @@ enum swap_prefetch_activity_item {
 #define SWAP_PREFETCH_SWAPIN_SLACK	SWAP_CLUSTER_MAX
 
 /*
- * Sectors others may move on the swap devices between two checks without
- * contending with prefetch: a journal's small writes, not a stream.
+ * Others' share of the swap disks' time, in percent, from which prefetch
+ * waits: a stream or a foreground's faults, not a journal's synced writes
+ * or an indexer reading a few MiB/s.
  */
-#define SWAP_PREFETCH_IO_SLACK		256
+#define SWAP_PREFETCH_IO_BUSY_PCT	33
+
+/**
+ * struct swap_prefetch_io_window - the swap disks over a second or more
+ * @span_ms: the window's length
+ * @busy_ms: the time the disks had requests in flight (io_ticks)
+ * @others: sectors others read and wrote on them
+ * @own: sectors kprefetchd read
+ */
+struct swap_prefetch_io_window {
+	unsigned long span_ms;
+	unsigned long busy_ms;
+	unsigned long others;
+	unsigned long own;
+};
 
 /* Others' share of all CPUs' time, in percent, above which prefetch waits. */
 #define SWAP_PREFETCH_CPU_BUSY_PCT	50
@@ -565,6 +581,7 @@ unsigned long swap_prefetch_tracker_count(struct swap_prefetch_tracker *t,
 unsigned int swap_prefetch_fair_level(const unsigned int *counts,
 				      unsigned int nr, unsigned long keep);
 bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
+bool swap_prefetch_io_contended(const struct swap_prefetch_io_window *w);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);
 bool swap_prefetch_trend_update(struct swap_prefetch_trend *tr,

@@ -1541,15 +1541,8 @@ static const struct verdict_case verdict_cases[] = {
 				      .nodes_short = 1 }, SWAP_PREFETCH_GO },
 	{ "both_nodes_short", { .totalram = TEST_TOTALRAM, .nr_nodes = 2,
 				.nodes_short = 2 }, SWAP_PREFETCH_LOW_FREE },
-	/* A journal's small writes to the swap disk are not contention. */
-	{ "swap_io_below", { .totalram = TEST_TOTALRAM,
-			     .swap_io = SWAP_PREFETCH_IO_SLACK - 1 },
-	  SWAP_PREFETCH_GO },
-	{ "swap_io_at", { .totalram = TEST_TOTALRAM,
-			  .swap_io = SWAP_PREFETCH_IO_SLACK }, SWAP_PREFETCH_GO },
-	{ "swap_io_above", { .totalram = TEST_TOTALRAM,
-			     .swap_io = SWAP_PREFETCH_IO_SLACK + 1 },
-	  SWAP_PREFETCH_SWAP_IO },
+	{ "swap_contended", { .totalram = TEST_TOTALRAM,
+			      .swap_contended = true }, SWAP_PREFETCH_SWAP_IO },
 	{ "mapped_below", { .totalram = TEST_TOTALRAM,
 			    .mapped = MAPPED_LIMIT - 1 }, SWAP_PREFETCH_GO },
 	{ "mapped_at", { .totalram = TEST_TOTALRAM, .mapped = MAPPED_LIMIT },
@@ -1568,7 +1561,7 @@ static const struct verdict_case verdict_cases[] = {
 	/* Pressure is reported first: it is what restarts the delay. */
 	{ "activity_and_swap_io", { .totalram = TEST_TOTALRAM,
 				    .activity = BIT(SWAP_PREFETCH_ACT_MEMSTALL),
-				    .swap_io = SWAP_PREFETCH_IO_SLACK + 1 },
+				    .swap_contended = true },
 	  SWAP_PREFETCH_BUSY },
 	{ "falling_and_cpu_busy", { .totalram = TEST_TOTALRAM,
 				    .free_falling = true, .cpu_busy = true },
@@ -1861,6 +1854,42 @@ static void swap_prefetch_test_trend_slack_boundary(struct kunit *test)
 	}
 }
 
+struct io_case {
+	const char *desc;
+	struct swap_prefetch_io_window w;
+	bool contended;
+};
+
+/*
+ * Windows of the swap disks as the lab's 20 MiB/s disk sees them, in
+ * 512-byte sectors: the trickles of a desktop are not contention, a
+ * stream is, whether kprefetchd waits or reads beside it.
+ */
+static const struct io_case io_cases[] = {
+	{ "nothing", { 1000, 0, 0, 0 }, false },
+	{ "prefetch alone", { 1000, 1000, 0, 40960 }, false },
+	{ "synced writes 128 KiB/s", { 1000, 20, 256, 0 }, false },
+	{ "synced writes 1 MiB/s", { 1000, 80, 2048, 0 }, false },
+	{ "indexer 4 MiB/s", { 1000, 200, 8192, 0 }, false },
+	{ "indexer beside a streak", { 1000, 1000, 8192, 32768 }, false },
+	{ "journal beside a first round", { 1000, 30, 600, 256 }, false },
+	{ "stream", { 1000, 1000, 40960, 0 }, true },
+	{ "stream beside a streak", { 1000, 1000, 20480, 20480 }, true },
+	{ "faults a third of the time", { 1000, 330, 2000, 0 }, true },
+	{ "just under a third", { 1000, 329, 2000, 0 }, false },
+	{ "two seconds, a third", { 2000, 660, 100, 0 }, true },
+	{ "empty window", { 0, 0, 100, 0 }, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(io, io_cases, desc);
+
+static void swap_prefetch_test_io_contended(struct kunit *test)
+{
+	const struct io_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, swap_prefetch_io_contended(&c->w), c->contended);
+}
+
 static void swap_prefetch_test_cpu_busy(struct kunit *test)
 {
 	/* A tenth of the time (a periodic waker) is not busy. */
@@ -2049,7 +2078,7 @@ static void swap_prefetch_test_pace_swap_io_gaps(struct kunit *test)
 	/* Gaps of 1 to 4 quiet checks between busy ones; the delay is 5. */
 	for (gap = 1; gap < t.delay / t.interval; gap++) {
 		for (check = 0; check <= gap; check++) {
-			s.swap_io = check ? 0 : SWAP_PREFETCH_IO_SLACK + 1;
+			s.swap_contended = !check;
 			if (!check)
 				end = now;
 			swap_prefetch_pace(&p, &s, now, &t, &batch);
@@ -2303,6 +2332,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_trend_churn_is_steady),
 	KUNIT_CASE(swap_prefetch_test_trend_growth_is_falling),
 	KUNIT_CASE(swap_prefetch_test_trend_slack_boundary),
+	KUNIT_CASE_PARAM(swap_prefetch_test_io_contended, io_gen_params),
 	KUNIT_CASE(swap_prefetch_test_cpu_busy),
 	KUNIT_CASE(swap_prefetch_test_activity_mask),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),

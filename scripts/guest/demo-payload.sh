@@ -18,7 +18,20 @@ kprefetchd_cpu_ns() {
 	done
 	echo -1
 }
-bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev /dev/vda "$@"; }
+# The swap area: /mnt/swapfile on the root disk's ext4, or /dev/vda.
+SWAP=$(awk 'NR == 2 { print $1 }' /proc/swaps)
+bench() { /bin/sp_bench --ws "$W" --hog "$HOG" --swapdev "$SWAP" "$@"; }
+# The background's files: on the disk that holds swap (the root disk's
+# ext4), or on the second disk when swap has a disk of its own.
+if [ -f /mnt/journal ] && [ -f /mnt/data ]; then
+	JOURNAL=/mnt/journal
+	DATA=/mnt/data
+	echo "demo: swap file, journal and indexer on one disk ($SWAP)"
+else
+	JOURNAL=/dev/vdb
+	DATA=/dev/vdb
+	echo "demo: swap on $SWAP, journal and indexer on /dev/vdb"
+fi
 # Switch the LRU: classic or mglru.
 set_lru() {
 	[ -w /sys/kernel/mm/lru_gen/enabled ] || return 1
@@ -61,8 +74,10 @@ sed 's/^/trace: /' /tmp/trace
 
 # Background scenarios: what a machine nobody is using still does, during
 # the idle period, each with prefetch off then on in this same boot.
-# /dev/vdb is a second disk: the journal writes its first 64 MiB, the
-# indexer reads past them.
+# The journal and the indexer use $JOURNAL and $DATA, on the disk that
+# holds swap; the _2disk rows put them on /dev/vdb, a second disk, as the
+# demo did before (the journal writes its first 64 MiB, the indexer reads
+# past them).  syncN: N KiB written and synced every 2 s.
 scenario() {
 	name=$1
 	shift
@@ -136,13 +151,18 @@ run_scenarios() {
 			rate=${s#churn}
 			pace=${rate#*_}
 			scenario "$s" --churn "${rate%_*}" --churn-pace "${pace%s}000" ;;
-		journal) scenario journal --writer /dev/vdb ;;
-		indexer) scenario indexer --reader /dev/vdb --reader-rate 4 ;;
+		journal) scenario journal --writer "$JOURNAL" ;;
+		indexer) scenario indexer --reader "$DATA" --reader-rate 4 ;;
+		journal_2disk) scenario journal_2disk --writer /dev/vdb ;;
+		indexer_2disk) scenario indexer_2disk --reader /dev/vdb --reader-rate 4 ;;
+		mix_2disk) scenario mix_2disk --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
+		sync256|sync1024|sync2048)
+			scenario "$s" --writer "$JOURNAL" --write-kib "${s#sync}" --write-every 2000 ;;
 		waker) scenario waker --cpu 10 ;;
 		pagecache) pagecache ;;
 		backup) backup ;;
 		zswap) zswap_row ;;
-		mix) scenario mix --churn 2 --writer /dev/vdb --reader /dev/vdb --reader-rate 2 --cpu 10 ;;
+		mix) scenario mix --churn 2 --writer "$JOURNAL" --reader "$DATA" --reader-rate 2 --cpu 10 ;;
 		*) echo "demo: unknown scenario $s" ;;
 		esac
 	done

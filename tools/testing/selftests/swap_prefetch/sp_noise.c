@@ -27,6 +27,8 @@ struct noise {
 	unsigned int churn_mib_s;	/* allocate, touch, free: MiB/s */
 	unsigned int churn_pace_ms;	/* one burst this often */
 	const char *writer;		/* journal: device or file */
+	unsigned int write_kib;		/* written and synced at a time */
+	unsigned int write_every_ms;	/* one write this often */
 	const char *reader;		/* indexer: device or file */
 	unsigned int reader_mib_s;
 	unsigned int cpu_pct;		/* waker: busy share of each 100 ms */
@@ -85,22 +87,26 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-/* A journal: 16 KiB appended and synced every 1.5 s, in a 64 MiB ring. */
+/*
+ * A journal: 16 KiB (or --write-kib) appended and synced every 1.5 s (or
+ * --write-every ms), in a 64 MiB ring.
+ */
 static void *writer(void *arg)
 {
 	struct noise *n = arg;
-	const size_t len = 16 << 10, ring = 64 << 20;
-	char buf[16 << 10];
+	const size_t len = (size_t)n->write_kib << 10, ring = 64 << 20;
 	double next = sp_now();
+	char *buf = malloc(len);
 	off_t off = 0;
 	int fd = open(n->writer, O_WRONLY);
 
-	if (fd < 0) {
+	if (fd < 0 || !buf) {
 		perror(n->writer);
 		atomic_store(&n->failed, 1);
+		free(buf);
 		return NULL;
 	}
-	memset(buf, 'j', sizeof(buf));
+	memset(buf, 'j', len);
 	while (!stop_now()) {
 		double t0 = sp_now();
 
@@ -109,10 +115,11 @@ static void *writer(void *arg)
 		n->write_s += sp_now() - t0;
 		n->writes++;
 		off = (off + len) % ring;
-		next += 1.5;
+		next += n->write_every_ms / 1000.0;
 		sleep_until(next);
 	}
 	close(fd);
+	free(buf);
 	return NULL;
 }
 
@@ -176,7 +183,8 @@ static void *waker(void *arg)
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--label name] [--churn MiB/s [--churn-pace ms]] [--writer path]\n"
+		"usage: %s [--label name] [--churn MiB/s [--churn-pace ms]]\n"
+		"          [--writer path [--write-kib KiB] [--write-every ms]]\n"
 		"          [--reader path --reader-rate MiB/s] [--cpu percent]\n"
 		"Runs background activity until SIGTERM, then prints its throughput.\n",
 		prog);
@@ -190,6 +198,8 @@ static void parse(int argc, char **argv, struct noise *n)
 		{ "churn", required_argument, NULL, 'c' },
 		{ "churn-pace", required_argument, NULL, 'P' },
 		{ "writer", required_argument, NULL, 'w' },
+		{ "write-kib", required_argument, NULL, 'k' },
+		{ "write-every", required_argument, NULL, 'e' },
 		{ "reader", required_argument, NULL, 'r' },
 		{ "reader-rate", required_argument, NULL, 'R' },
 		{ "cpu", required_argument, NULL, 'p' },
@@ -200,6 +210,7 @@ static void parse(int argc, char **argv, struct noise *n)
 
 	*n = (struct noise){
 		.label = "noise", .reader_mib_s = 4, .churn_pace_ms = 250,
+		.write_kib = 16, .write_every_ms = 1500,
 	};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -214,6 +225,12 @@ static void parse(int argc, char **argv, struct noise *n)
 			break;
 		case 'w':
 			n->writer = optarg;
+			break;
+		case 'k':
+			n->write_kib = strtoul(optarg, NULL, 0);
+			break;
+		case 'e':
+			n->write_every_ms = strtoul(optarg, NULL, 0);
 			break;
 		case 'r':
 			n->reader = optarg;
@@ -230,6 +247,7 @@ static void parse(int argc, char **argv, struct noise *n)
 	}
 	if (optind < argc || n->cpu_pct > 100 || !n->reader_mib_s ||
 	    !n->churn_pace_ms || n->churn_pace_ms > 60000 ||
+	    !n->write_kib || n->write_kib > 65536 || !n->write_every_ms ||
 	    (!n->churn_mib_s && !n->writer && !n->reader && !n->cpu_pct))
 		print_usage(argv[0]);
 }

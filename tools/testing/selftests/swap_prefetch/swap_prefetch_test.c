@@ -783,21 +783,35 @@ static long longest_pause_ms(const char *disk, unsigned int seconds)
 	return longest;
 }
 
-/* The swap device, from /proc/swaps; false if none can be read. */
+/*
+ * The block device that holds the first swap area in /proc/swaps: the
+ * device itself, or for a swap file the device of its filesystem, which
+ * the file's I/O goes to.  False if there is none.
+ */
 static bool first_swap_device(char *dev, size_t size)
 {
-	char line[256], fmt[32];
+	char line[256], fmt[32], path[200], link[64], real[PATH_MAX];
 	bool found = false;
+	struct stat st;
 	FILE *f = fopen("/proc/swaps", "r");
 
 	if (!f)
 		return false;
-	snprintf(fmt, sizeof(fmt), "%%%zus", size - 1);
+	snprintf(fmt, sizeof(fmt), "%%%zus", sizeof(path) - 1);
 	/* The first line is the header. */
 	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
-		found = sscanf(line, fmt, dev) == 1 && dev[0] == '/';
+		found = sscanf(line, fmt, path) == 1 && path[0] == '/';
 	fclose(f);
-	return found;
+	if (!found || stat(path, &st))
+		return false;
+	if (S_ISBLK(st.st_mode))
+		return snprintf(dev, size, "%s", path) < (int)size;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_dev), minor(st.st_dev));
+	if (!S_ISREG(st.st_mode) || !realpath(link, real))
+		return false;
+	return snprintf(dev, size, "/dev/%s", strrchr(real, '/') + 1) <
+	       (int)size && !stat(dev, &st) && S_ISBLK(st.st_mode);
 }
 
 /* Read @dev from start to end, again and again, bypassing the page cache. */
@@ -868,6 +882,92 @@ static void test_yields_to_swap_disk_io(void)
 				      name, pause);
 	else
 		ksft_test_result(during == 0 && after > 0, "%s\n", name);
+	ws_free(&w);
+}
+
+/* The first swap area in /proc/swaps, if it is a regular file. */
+static bool swap_file(char *path, size_t size)
+{
+	char line[256], fmt[32];
+	bool found = false;
+	struct stat st;
+	FILE *f = fopen("/proc/swaps", "r");
+
+	if (!f)
+		return false;
+	snprintf(fmt, sizeof(fmt), "%%%zus", size - 1);
+	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
+		found = sscanf(line, fmt, path) == 1 && path[0] == '/';
+	fclose(f);
+	return found && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/*
+ * A journal beside the swap file, on its filesystem: @kib KiB written
+ * and synced every 2 s into @path, in a ring of 8 MiB, until killed.
+ */
+static pid_t start_synced_writer(const char *path, size_t kib)
+{
+	const off_t ring = 8 << 20;
+	size_t len = kib << 10;
+	pid_t pid = fork();
+	off_t off = 0;
+	char *buf;
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	buf = malloc(len);
+	if (fd < 0 || !buf)
+		_exit(1);
+	memset(buf, 'j', len);
+	for (;;) {
+		if (pwrite(fd, buf, len, off) != (ssize_t)len || fdatasync(fd))
+			_exit(1);
+		off = (off + len) % ring;
+		sleep(2);
+	}
+}
+
+/*
+ * A journal that writes 256 KiB and syncs it every 2 s (128 KiB/s) on
+ * the filesystem that holds the swap file is a trickle, not contention:
+ * with the default delay and interval, the set comes back meanwhile.  A
+ * rule of 128 KiB per check read nothing in 40 s beside it.
+ */
+static void test_trickle_beside_swap(void)
+{
+	const char *name = "synced writes beside the swap file do not hold prefetch off";
+	char swap[200], journal[256], *slash;
+	long writes0, kib;
+	struct ws w;
+	pid_t fg;
+	int s;
+
+	if (!swap_file(swap, sizeof(swap))) {
+		ksft_test_result_skip("%s: swap is not a file\n", name);
+		return;
+	}
+	slash = strrchr(swap, '/');
+	snprintf(journal, sizeof(journal), "%.*s/sp_journal",
+		 (int)(slash - swap), swap);
+	if (!swapped_out_held_or_skip(&w, name))
+		return;
+	writes0 = sp_vmstat("pgpgout");
+	fg = start_synced_writer(journal, 256);
+	sleep(1);
+	set_knob("interval_ms", "1000");
+	set_knob("delay_ms", "5000");
+	s = wait_resident(&w, 90, 60);
+	kill(fg, SIGKILL);
+	waitpid(fg, NULL, 0);
+	kib = sp_vmstat("pgpgout") - writes0;
+	unlink(journal);
+	ksft_print_msg("%s: 256 KiB synced every 2 s, %ld KiB written in all; set back after %d s\n",
+		       journal, kib, s);
+	ksft_test_result(s >= 0 && kib >= 256 && sp_verify(w.buf, w.len) == 0,
+			 "%s\n", name);
 	ws_free(&w);
 }
 
@@ -2967,6 +3067,7 @@ static const struct {
 	{ "writeback", test_writeback_elsewhere },
 	{ "growing", test_backs_off_growing },
 	{ "swap_disk_io", test_yields_to_swap_disk_io },
+	{ "trickle", test_trickle_beside_swap },
 	{ "sysctl_now", test_sysctl_takes_effect },
 	{ "trace", test_trace_events },
 	{ "drops", test_drops_cheaply },
