@@ -9,8 +9,9 @@
  * Follows the behaviour of Con Kolivas's swap prefetch (2005).
  *
  * Tracking: each CPU records its swap-outs into page-sized chunks of
- * 32-bit offsets (struct swap_prefetch_chunk), one open chunk per node,
- * each of one swap device and that node; a full chunk goes onto a
+ * 32-bit offsets (struct swap_prefetch_chunk), two open chunks per node,
+ * each of one swap device, that node and one memory cgroup (the last two
+ * groups recorded); a full chunk goes onto a
  * lock-free list, from which kprefetchd collects it onto the tracker's
  * list, newest first.  There is no index: an entry
  * that was swapped in or freed since its record is found cached or free
@@ -165,7 +166,7 @@ static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 
 /**
  * swap_prefetch_shards_alloc - allocate a shard per possible CPU
- * @nr_nodes: open chunks per shard, one per node
+ * @nr_nodes: the nodes a shard keeps open chunks for
  *
  * Return: the shards, or NULL.  free_percpu() frees them.
  */
@@ -173,7 +174,8 @@ VISIBLE_IF_KUNIT struct swap_prefetch_shard __percpu *
 swap_prefetch_shards_alloc(unsigned int nr_nodes)
 {
 	return __alloc_percpu(struct_size_t(struct swap_prefetch_shard, open,
-					    nr_nodes),
+					    nr_nodes *
+					    SWAP_PREFETCH_OPEN_PER_NODE),
 			      __alignof__(struct swap_prefetch_shard));
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_shards_alloc);
@@ -193,15 +195,15 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 			   struct swap_prefetch_shard __percpu *shards,
 			   unsigned int nr_nodes, unsigned long max_chunks)
 {
-	unsigned int nid;
+	unsigned int i;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct swap_prefetch_shard *shard = per_cpu_ptr(shards, cpu);
 
 		spin_lock_init(&shard->lock);
-		for (nid = 0; nid < nr_nodes; nid++)
-			shard->open[nid] = NULL;
+		for (i = 0; i < nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++)
+			shard->open[i] = NULL;
 	}
 	t->shards = shards;
 	t->nr_nodes = nr_nodes;
@@ -341,17 +343,18 @@ static bool swap_prefetch_chunk_stale(struct swap_prefetch_tracker *t,
 }
 
 /*
- * Hand a shard's open chunk of node @nid over to kprefetchd, newest
- * first, or free it if it holds nothing.  Caller holds the shard lock.
+ * Hand the open chunk @slot (of shard->open[]) over to kprefetchd, as
+ * the newest, or free it if it holds nothing.  Caller holds the shard
+ * lock.
  */
 static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
 				      struct swap_prefetch_shard *shard,
-				      int nid)
+				      unsigned int slot)
 {
-	struct swap_prefetch_chunk *c = shard->open[nid];
+	struct swap_prefetch_chunk *c = shard->open[slot];
 
 	lockdep_assert_held(&shard->lock);
-	shard->open[nid] = NULL;
+	shard->open[slot] = NULL;
 	if (c->nr)
 		llist_add(&c->llnode, &t->full);
 	else
@@ -362,11 +365,12 @@ static void swap_prefetch_shard_close(struct swap_prefetch_tracker *t,
  * The chunk that takes the next record of swap @type from node @nid and
  * memory cgroup @memcg, or ERR_PTR(-ENOSPC) at the cap when the shard has
  * no chunk of its own to start over, or ERR_PTR(-ENOMEM) when no page is
- * free.  A chunk holds one device's entries of one node and one group;
- * each node has its own open chunk, and a record of another group closes
- * it.  Reclaim takes a group's pages in runs, and the chunks it leaves
- * part-filled are packed at the next sift or trim.  Caller holds the
- * shard lock.
+ * free.  A chunk holds one device's entries of one node and one group.
+ * Each node has two open chunks, of the group recorded last and of the
+ * one before: reclaim takes a group's pages in runs, from group to group
+ * and back, and a record of a third group closes the older chunk.  What
+ * that leaves part-filled is packed at the next sift or trim.  Caller
+ * holds the shard lock.
  *
  * Without a page for a new chunk, the record that needed it is dropped
  * and the open chunk kept: allocations fail while a job fills memory,
@@ -379,9 +383,16 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 			 int nid, unsigned short memcg, unsigned long *recycled,
 			 bool *wake)
 {
-	struct swap_prefetch_chunk *c = shard->open[nid], *fresh;
+	struct swap_prefetch_chunk **open, *c, *fresh;
+	unsigned int slot = nid * SWAP_PREFETCH_OPEN_PER_NODE;
 
 	lockdep_assert_held(&shard->lock);
+	open = &shard->open[slot];
+	/* The group before comes back: its chunk is the last one again. */
+	if (open[0] && open[0]->memcg != memcg && open[1] &&
+	    open[1]->memcg == memcg)
+		swap(open[0], open[1]);
+	c = open[0];
 	if (c && swap_prefetch_chunk_stale(t, c)) {
 		/*
 		 * A purge has moved the generation on and not yet reached
@@ -408,9 +419,15 @@ swap_prefetch_shard_room(struct swap_prefetch_tracker *t,
 		swap_prefetch_chunk_reset(t, c, type, nid, memcg);
 		return c;
 	}
-	if (c)
-		swap_prefetch_shard_close(t, shard, nid);
-	shard->open[nid] = fresh;
+	if (c && c->memcg != memcg) {
+		/* Another group's: it stays open, one behind. */
+		if (open[1])
+			swap_prefetch_shard_close(t, shard, slot + 1);
+		open[1] = c;
+	} else if (c) {
+		swap_prefetch_shard_close(t, shard, slot);
+	}
+	open[0] = fresh;
 	return fresh;
 }
 
@@ -499,11 +516,11 @@ static void swap_prefetch_tracker_collect(struct swap_prefetch_tracker *t)
 static bool swap_prefetch_shard_has_open(const struct swap_prefetch_tracker *t,
 					 const struct swap_prefetch_shard *shard)
 {
-	unsigned int nid;
+	unsigned int i;
 
-	for (nid = 0; nid < t->nr_nodes; nid++) {
+	for (i = 0; i < t->nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++) {
 		/* Racy by design: a chunk opened meanwhile waits. */
-		if (data_race(shard->open[nid]))
+		if (data_race(shard->open[i]))
 			return true;
 	}
 	return false;
@@ -521,13 +538,13 @@ VISIBLE_IF_KUNIT void
 swap_prefetch_shard_collect(struct swap_prefetch_tracker *t,
 			    struct swap_prefetch_shard *shard)
 {
-	unsigned int nid;
+	unsigned int i;
 
 	KUNIT_STATIC_STUB_REDIRECT(swap_prefetch_shard_collect, t, shard);
 	spin_lock(&shard->lock);
-	for (nid = 0; nid < t->nr_nodes; nid++)
-		if (shard->open[nid])
-			swap_prefetch_shard_close(t, shard, nid);
+	for (i = 0; i < t->nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++)
+		if (shard->open[i])
+			swap_prefetch_shard_close(t, shard, i);
 	spin_unlock(&shard->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_shard_collect);
@@ -1157,7 +1174,7 @@ static void swap_prefetch_tracker_walk(struct swap_prefetch_tracker *t,
 				       void *arg)
 {
 	struct swap_prefetch_chunk *c;
-	unsigned int nid;
+	unsigned int i;
 	int cpu;
 
 	mutex_lock(&t->lock);
@@ -1171,8 +1188,8 @@ static void swap_prefetch_tracker_walk(struct swap_prefetch_tracker *t,
 		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
 
 		spin_lock(&shard->lock);
-		for (nid = 0; nid < t->nr_nodes; nid++) {
-			c = shard->open[nid];
+		for (i = 0; i < t->nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++) {
+			c = shard->open[i];
 			if (c && !swap_prefetch_chunk_stale(t, c))
 				fn(c, arg);
 		}

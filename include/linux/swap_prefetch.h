@@ -232,14 +232,23 @@ struct swap_prefetch_chunk {
 	((PAGE_SIZE - offsetof(struct swap_prefetch_chunk, offsets)) /	\
 	 sizeof(u32))
 
+/*
+ * Open chunks per node in a shard: the memory cgroup recorded last, and
+ * the one before it.
+ */
+#define SWAP_PREFETCH_OPEN_PER_NODE	2
+
 /**
  * struct swap_prefetch_shard - where the swap-outs of one CPU are recorded
  * @lock: protects @open; the swap-out path only trylocks it
- * @open: per node, the chunk being filled with that node's pages, or NULL
+ * @open: per node, %SWAP_PREFETCH_OPEN_PER_NODE chunks being filled with
+ *	that node's pages, each of one group, the last recorded first; or
+ *	NULL
  *
- * One open chunk per node: on a CPU that runs the kswapd of two nodes, or
+ * Open chunks per node: on a CPU that runs the kswapd of two nodes, or
  * direct reclaim that goes from node to node, each node's records still
- * fill whole chunks.
+ * fill whole chunks; and two per node, as reclaim that goes from group
+ * to group and back fills two groups' chunks.
  */
 struct swap_prefetch_shard {
 	spinlock_t lock;	/* see "Locking" in mm/swap_prefetch.c */

@@ -581,9 +581,14 @@ static void swap_prefetch_test_tracker_nodes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);
 }
 
-/* The group the test entry at @off is charged to: runs of 50 a group. */
+/*
+ * The group the test entry at @off is charged to: runs of 50 of groups 7
+ * and 9 in turn, then from offset 1000 on group 11.
+ */
 static unsigned short run_group(pgoff_t off)
 {
+	if (off >= 1000)
+		return 11;
 	return (off / 50) % 2 ? 9 : 7;
 }
 
@@ -620,9 +625,10 @@ static unsigned int pop_groups(struct kunit *test,
 /*
  * A memory cgroup without room holds back its own entries, as a node
  * does: each chunk holds one group's entries, a pop that passes over
- * group 9 takes group 7's alone, newest first, and leaves group 9's in
+ * group 9 takes the others' alone, newest first, and leaves group 9's in
  * place, in order; entries put back keep their group.  Reclaim that goes
- * from group to group leaves part-filled chunks, which a sift packs.
+ * from one group to another and back fills whole chunks; a third group
+ * leaves a part-filled one, which a sift packs.
  */
 static void swap_prefetch_test_tracker_groups(struct kunit *test)
 {
@@ -633,18 +639,23 @@ static void swap_prefetch_test_tracker_groups(struct kunit *test)
 	pgoff_t off;
 	bool wake;
 
-	for (off = 0; off < 1000; off++)
+	for (off = 0; off < 1050; off++) {
 		KUNIT_ASSERT_EQ(test,
 				swap_prefetch_tracker_add(t, shard_nr(t, 0),
 							  swp_entry(0, off), 1,
 							  0, run_group(off),
 							  &recycled, &wake),
 				1L);
-	/* A chunk per run of 50: the sift packs each group's into one. */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 20L);
+		/* Groups 7 and 9 in turn fill two chunks. */
+		if (off == 999)
+			KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks),
+					2L);
+	}
+	/* Group 11 takes a third. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 3L);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_sift(t, odd_are_dead),
-			500UL);
-	KUNIT_EXPECT_LE(test, atomic_long_read(&t->nr_chunks), 4L);
+			525UL);
+	KUNIT_EXPECT_LE(test, atomic_long_read(&t->nr_chunks), 3L);
 	/* Put back, an entry keeps its group. */
 	KUNIT_ASSERT_EQ(test, swap_prefetch_tracker_pop(t, got, 4, NULL, NULL,
 							&stale), 4U);
@@ -652,7 +663,7 @@ static void swap_prefetch_test_tracker_groups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_tracker_unpop(t, got, 4, &stale),
 			0U);
 	KUNIT_ASSERT_TRUE(test, swap_prefetch_groups_add(&held, 9));
-	KUNIT_EXPECT_EQ(test, pop_groups(test, t, &held), 250U);
+	KUNIT_EXPECT_EQ(test, pop_groups(test, t, &held), 275U);
 	KUNIT_EXPECT_GT(test, atomic_long_read(&t->nr_chunks), 0L);
 	KUNIT_EXPECT_EQ(test, pop_groups(test, t, NULL), 250U);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&t->nr_chunks), 0L);

@@ -1518,6 +1518,18 @@ static bool squeezed_out_or_skip(struct ws *w, const char *name)
 }
 
 /*
+ * Squeeze a set out of the test cgroup with prefetch recording but
+ * holding its reads back (a 10-minute delay, until the test writes a
+ * short one); if that fails, report the skip.
+ */
+static bool squeezed_out_held_or_skip(struct ws *w, const char *name)
+{
+	fast_pacing(1);
+	set_knob("delay_ms", "600000");
+	return squeezed_out_or_skip(w, name);
+}
+
+/*
  * A set squeezed out of the test group, whose group is then made to have
  * no room (memory.high at its usage) for 8 s of fast pacing: nothing of
  * it is read, and its entries are kept, not dropped, so that once the
@@ -1533,10 +1545,8 @@ static void test_group_held(void)
 	struct ws w;
 	int s;
 
-	fast_pacing(1);
-	/* Hold reads back until the group is full. */
-	set_knob("delay_ms", "600000");
-	if (!squeezed_out_or_skip(&w, name))
+	/* Reads wait until the group is full. */
+	if (!squeezed_out_held_or_skip(&w, name))
 		return;
 	cgroup_go_home();
 	usage = cgroup_value("memory.current");
@@ -1575,9 +1585,7 @@ static void test_group_gone(void)
 	long skipped;
 	struct ws w;
 
-	fast_pacing(1);
-	set_knob("delay_ms", "600000");
-	if (!squeezed_out_or_skip(&w, name))
+	if (!squeezed_out_held_or_skip(&w, name))
 		return;
 	cgroup_go_home();
 	if (rmdir(CGROUP_TEST)) {
@@ -1698,10 +1706,8 @@ static void test_unused_reclaimed_first(void)
 	struct ws w;
 	int s;
 
-	fast_pacing(1);
-	/* Hold prefetch off until the older pages are in place. */
-	set_knob("delay_ms", "600000");
-	if (!squeezed_out_or_skip(&w, name))
+	/* Reads wait until the older pages are in place. */
+	if (!squeezed_out_held_or_skip(&w, name))
 		return;
 	older = sp_alloc(older_len);
 	sp_fill(older, older_len);
