@@ -248,7 +248,8 @@ make_root_disk() {
 	mkdir -p "$content"
 	head -c 256M /dev/zero | tr '\0' i >"$content/data"
 	head -c 64M /dev/zero | tr '\0' j >"$content/journal"
-	mke2fs -q -t ext4 -F -d "$content" "$img" "$((swap_mib + 512))M" ||
+	mke2fs -q -t ext4 -F -d "$content" "$img" "$((swap_mib + 512))M" \
+		>/dev/null ||
 		die "mke2fs failed for $img"
 	rm -rf "$content"
 }
