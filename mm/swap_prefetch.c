@@ -1313,7 +1313,7 @@ swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
  * at every sample for a while: a point sample cannot tell a dip from a
  * fall.  So memory counts as falling only when the newest sample is below
  * the most seen over the last %SWAP_PREFETCH_TREND_WINDOWS windows by
- * more than %SWAP_PREFETCH_TREND_SLACK plus the most that was freed
+ * more than the slack (@tr->slack) plus the most that was freed
  * within any two adjacent windows of them: churn at any pace up to the
  * span of two windows has freed a whole burst within two windows, and
  * cannot hold more than that at a sample.  A job that grows frees nothing
@@ -1359,9 +1359,35 @@ swap_prefetch_trend_update(struct swap_prefetch_trend *tr, unsigned long avail,
 	}
 	if (tr->nr < SWAP_PREFETCH_TREND_WINDOWS)
 		return true;
-	return most > avail + SWAP_PREFETCH_TREND_SLACK + turnover;
+	return most > avail + (tr->slack ?: SWAP_PREFETCH_TREND_SLACK) +
+		      turnover;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_update);
+
+/**
+ * swap_prefetch_trend_slack - how far available memory may dip unseen
+ * @totalram: pages of RAM
+ * @window_ms: the trend's window
+ *
+ * The more memory, the more of it moves in kernel noise between two
+ * samples: 1/4096 of RAM, and at least %SWAP_PREFETCH_TREND_SLACK.  But a
+ * job that grows by %SWAP_PREFETCH_TREND_GROWTH_MIB MiB/s must still be
+ * seen within two windows, sampled once a second while kprefetchd waits,
+ * beside others' frees: no more than it grows by in half a window (1.25
+ * MiB with the default delay's windows of 1.25 s, from 5 GiB of RAM).
+ *
+ * Return: the slack in pages.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_trend_slack(unsigned long totalram, unsigned long window_ms)
+{
+	unsigned long growth = (SZ_1M >> PAGE_SHIFT) *
+			       SWAP_PREFETCH_TREND_GROWTH_MIB * window_ms / 2000;
+
+	return clamp(totalram >> 12, SWAP_PREFETCH_TREND_SLACK,
+		     max(growth, SWAP_PREFETCH_TREND_SLACK));
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_slack);
 
 /**
  * swap_prefetch_io_contended - do others contend for the swap disks?
@@ -2059,10 +2085,15 @@ static void kprefetchd_reset_trend(void)
  */
 static bool kprefetchd_free_falling(unsigned long delay)
 {
+	unsigned long window = max(delay / 4, 1UL);
+
+	kprefetchd_trend.slack =
+		swap_prefetch_trend_slack(totalram_pages(),
+					  jiffies_to_msecs(window));
 	return swap_prefetch_trend_update(&kprefetchd_trend,
 					  kprefetchd_avail_pages(),
 					  kprefetchd_freed_by_others(), jiffies,
-					  max(delay / 4, 1UL));
+					  window);
 }
 
 /*

@@ -458,11 +458,13 @@ struct swap_prefetch_io_window {
 #define SWAP_PREFETCH_CPU_BUSY_PCT	50
 
 /*
- * How far available memory may fall below the most seen over the trend's
- * span, beyond what was freed meanwhile, and still be steady: kernel
- * noise.  A job that grows by 2 MiB/s passes it within half a second.
+ * The least that available memory may fall below the most seen over the
+ * trend's span, beyond what was freed meanwhile, and still be steady:
+ * kernel noise.  More memory, more noise: swap_prefetch_trend_slack().
  */
 #define SWAP_PREFETCH_TREND_SLACK	(SZ_1M >> PAGE_SHIFT)
+/* The growth, in MiB/s, that the trend sees within two windows. */
+#define SWAP_PREFETCH_TREND_GROWTH_MIB	2
 /* The trend's span in windows: with windows of a quarter, one delay. */
 #define SWAP_PREFETCH_TREND_WINDOWS	5
 
@@ -470,7 +472,7 @@ struct swap_prefetch_io_window {
  * struct swap_prefetch_trend_window - one window of the trend
  * @start: jiffies at which it began
  * @most: the most memory available at a sample in it
- * @freed: pages freed so far (PGFREE), at its first sample
+ * @freed: pages freed so far (other than by reclaim), at its first sample
  */
 struct swap_prefetch_trend_window {
 	unsigned long start;
@@ -484,6 +486,8 @@ struct swap_prefetch_trend_window {
  * @cur: the current window in @win
  * @nr: windows begun since the trend was reset, up to
  *	%SWAP_PREFETCH_TREND_WINDOWS; 0: reset
+ * @slack: in pages, from swap_prefetch_trend_slack(); 0:
+ *	%SWAP_PREFETCH_TREND_SLACK
  *
  * See swap_prefetch_trend_update().
  */
@@ -491,6 +495,7 @@ struct swap_prefetch_trend {
 	struct swap_prefetch_trend_window win[SWAP_PREFETCH_TREND_WINDOWS];
 	unsigned int cur;
 	unsigned int nr;
+	unsigned long slack;
 };
 
 /**
@@ -593,6 +598,8 @@ bool swap_prefetch_zone_ok(const struct swap_prefetch_zone_snap *z);
 bool swap_prefetch_io_contended(const struct swap_prefetch_io_window *w);
 unsigned int swap_prefetch_zones_short(const struct swap_prefetch_zone_snap *z,
 				       unsigned int nr);
+unsigned long swap_prefetch_trend_slack(unsigned long totalram,
+					unsigned long window_ms);
 bool swap_prefetch_trend_update(struct swap_prefetch_trend *tr,
 				unsigned long avail, unsigned long freed,
 				unsigned long now, unsigned long window);

@@ -1810,25 +1810,67 @@ static unsigned long trend_grow(struct trend_stream *ts, unsigned int mib_s,
 	return ULONG_MAX;
 }
 
-/* A job that grows by 2 MiB/s is seen within two windows, at any phase. */
+/* RAM sizes, in MiB, from the lab's guest to a big server. */
+static const unsigned long trend_ram_mib[] = {
+	256, 2048, 8192, 65536, 1048576,
+};
+
+/*
+ * A job that grows by 2 MiB/s is seen within two windows, at any phase,
+ * with the slack of any size of RAM.
+ */
 static void swap_prefetch_test_trend_growth_is_falling(struct kunit *test)
 {
 	static const unsigned int steps[] = { 1000, 10 };
-	unsigned int s, ph;
+	unsigned int s, ph, r;
 
-	for (s = 0; s < ARRAY_SIZE(steps); s++)
-		for (ph = 0; ph < 10; ph++) {
-			struct trend_stream ts = {
-				.seed = ph, .step_ms = steps[s], .jitter_ms = 30,
-			};
+	for (r = 0; r < ARRAY_SIZE(trend_ram_mib); r++)
+		for (s = 0; s < ARRAY_SIZE(steps); s++)
+			for (ph = 0; ph < 10; ph++) {
+				struct trend_stream ts = {
+					.seed = ph, .step_ms = steps[s],
+					.jitter_ms = 30,
+				};
 
-			KUNIT_EXPECT_LE_MSG(test,
-					    trend_grow(&ts, 2, 3 * TREND_DELAY_MS +
-						       ph * 97, 6 * TREND_DELAY_MS),
-					    2UL * TREND_WINDOW_MS,
-					    "sampled every %u ms, phase %u",
-					    steps[s], ph);
-		}
+				ts.tr.slack = swap_prefetch_trend_slack(MIB_PAGES(trend_ram_mib[r]),
+									TREND_WINDOW_MS);
+				KUNIT_EXPECT_LE_MSG(test,
+						    trend_grow(&ts, SWAP_PREFETCH_TREND_GROWTH_MIB,
+							       3 * TREND_DELAY_MS + ph * 97,
+							       6 * TREND_DELAY_MS),
+						    2UL * TREND_WINDOW_MS,
+						    "%lu MiB of RAM, sampled every %u ms, phase %u",
+						    trend_ram_mib[r], steps[s], ph);
+			}
+}
+
+/*
+ * The slack grows with RAM, never below its floor, never past what the
+ * promised growth takes in half a window; windows too short for the
+ * floor keep the floor.
+ */
+static void swap_prefetch_test_trend_slack_scales(struct kunit *test)
+{
+	unsigned long prev = 0, slack;
+	unsigned long growth = MIB_PAGES(SWAP_PREFETCH_TREND_GROWTH_MIB) *
+			       TREND_WINDOW_MS / 2000;
+	unsigned int r;
+
+	for (r = 0; r < ARRAY_SIZE(trend_ram_mib); r++) {
+		slack = swap_prefetch_trend_slack(MIB_PAGES(trend_ram_mib[r]),
+						  TREND_WINDOW_MS);
+		kunit_info(test, "%lu MiB of RAM: slack %lu KiB\n",
+			   trend_ram_mib[r], slack << (PAGE_SHIFT - 10));
+		KUNIT_EXPECT_GE(test, slack, (unsigned long)SWAP_PREFETCH_TREND_SLACK);
+		KUNIT_EXPECT_LE(test, slack, growth);
+		KUNIT_EXPECT_GE(test, slack, prev);
+		prev = slack;
+	}
+	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(MIB_PAGES(256), TREND_WINDOW_MS),
+			(unsigned long)SWAP_PREFETCH_TREND_SLACK);
+	KUNIT_EXPECT_EQ(test, prev, growth);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_trend_slack(MIB_PAGES(1048576), 250),
+			(unsigned long)SWAP_PREFETCH_TREND_SLACK);
 }
 
 /*
@@ -2342,6 +2384,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_trend_unknown_first),
 	KUNIT_CASE(swap_prefetch_test_trend_churn_is_steady),
 	KUNIT_CASE(swap_prefetch_test_trend_growth_is_falling),
+	KUNIT_CASE(swap_prefetch_test_trend_slack_scales),
 	KUNIT_CASE(swap_prefetch_test_trend_slack_boundary),
 	KUNIT_CASE_PARAM(swap_prefetch_test_io_contended, io_gen_params),
 	KUNIT_CASE(swap_prefetch_test_cpu_busy),
