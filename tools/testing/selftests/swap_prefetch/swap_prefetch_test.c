@@ -783,26 +783,34 @@ static long longest_pause_ms(const char *disk, unsigned int seconds)
 	return longest;
 }
 
-/*
- * The block device that holds the first swap area in /proc/swaps: the
- * device itself, or for a swap file the device of its filesystem, which
- * the file's I/O goes to.  False if there is none.
- */
-static bool first_swap_device(char *dev, size_t size)
+/* The path of the first swap area in /proc/swaps, and its stat. */
+static bool first_swap_area(char *path, size_t size, struct stat *st)
 {
-	char line[256], fmt[32], path[200], link[64], real[PATH_MAX];
+	char line[256], fmt[32];
 	bool found = false;
-	struct stat st;
 	FILE *f = fopen("/proc/swaps", "r");
 
 	if (!f)
 		return false;
-	snprintf(fmt, sizeof(fmt), "%%%zus", sizeof(path) - 1);
+	snprintf(fmt, sizeof(fmt), "%%%zus", size - 1);
 	/* The first line is the header. */
 	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
 		found = sscanf(line, fmt, path) == 1 && path[0] == '/';
 	fclose(f);
-	if (!found || stat(path, &st))
+	return found && !stat(path, st);
+}
+
+/*
+ * The block device that holds the first swap area: the device itself,
+ * or for a swap file the device of its filesystem, which the file's I/O
+ * goes to.  False if there is none.
+ */
+static bool first_swap_device(char *dev, size_t size)
+{
+	char path[200], link[64], real[PATH_MAX];
+	struct stat st;
+
+	if (!first_swap_area(path, sizeof(path), &st))
 		return false;
 	if (S_ISBLK(st.st_mode))
 		return snprintf(dev, size, "%s", path) < (int)size;
@@ -888,18 +896,9 @@ static void test_yields_to_swap_disk_io(void)
 /* The first swap area in /proc/swaps, if it is a regular file. */
 static bool swap_file(char *path, size_t size)
 {
-	char line[256], fmt[32];
-	bool found = false;
 	struct stat st;
-	FILE *f = fopen("/proc/swaps", "r");
 
-	if (!f)
-		return false;
-	snprintf(fmt, sizeof(fmt), "%%%zus", size - 1);
-	if (fgets(line, sizeof(line), f) && fgets(line, sizeof(line), f))
-		found = sscanf(line, fmt, path) == 1 && path[0] == '/';
-	fclose(f);
-	return found && !stat(path, &st) && S_ISREG(st.st_mode);
+	return first_swap_area(path, size, &st) && S_ISREG(st.st_mode);
 }
 
 /*
