@@ -1395,8 +1395,8 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_slack);
  *
  * A foreground that waits on the disks that hold swap - a stream, an
  * application's faults - keeps them busy; a journal's synced writes, or
- * an indexer that reads a few MiB/s, keep them busy a few percent to a
- * fifth of the time.  So the rule is a share of time, over a second or
+ * an indexer that reads a few MiB/s, keep them busy for a small part of
+ * the time.  So the rule is a share of time, over a second or
  * more, not an amount per check (which varied a hundredfold with the
  * check's interval, and held prefetch off for good beside a journal that
  * wrote 256 KiB every two seconds).  While kprefetchd reads too, the
