@@ -933,7 +933,7 @@ static pid_t start_synced_writer(const char *path, size_t kib)
  * A journal that writes 256 KiB and syncs it every 2 s (128 KiB/s) on
  * the filesystem that holds the swap file is a trickle, not contention:
  * with the default delay and interval, the set comes back meanwhile.  A
- * rule of 128 KiB per check read nothing in 40 s beside it.
+ * rule of 128 KiB per check read nothing in this test's 60 s.
  */
 static void test_trickle_beside_swap(void)
 {
