@@ -127,6 +127,8 @@ static unsigned long kprefetchd_freed;
 static nodemask_t kprefetchd_room;
 /* The memory cgroups this round found without room. */
 static struct swap_prefetch_groups kprefetchd_held;
+/* The memory pressure of the groups kprefetchd read for lately. */
+static struct swap_prefetch_watch kprefetchd_watch;
 /* Pages kprefetchd read itself: not foreground swap-in or allocation. */
 static unsigned long kprefetchd_own_reads;
 /* The swap disks' I/O at the start of the current window. */
@@ -1475,29 +1477,76 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_idle_verdict);
  * @prev: activity counters at the previous check
  * @cur: activity counters now
  *
- * Counters are free-running; one that went back (a swap file's late count
- * of kprefetchd's own reads) did not move.
+ * Counters are free-running; one that went back (a count read while a
+ * CPU went offline) did not move.
  *
  * Return: a mask of BIT(&enum swap_prefetch_activity_item) for each counter
- * that moved; swap-ins count only beyond %SWAP_PREFETCH_SWAPIN_SLACK.
- * 0 means idle.
+ * that moved.  0 means idle.
  */
 VISIBLE_IF_KUNIT unsigned int
 swap_prefetch_activity_mask(const unsigned long *prev, const unsigned long *cur)
 {
 	unsigned int i, mask = 0;
 
-	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
-		long delta = (long)(cur[i] - prev[i]);
-		long slack = i == SWAP_PREFETCH_ACT_SWAPIN ?
-			     SWAP_PREFETCH_SWAPIN_SLACK : 0;
-
-		if (delta > slack)
+	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++)
+		if ((long)(cur[i] - prev[i]) > 0)
 			mask |= BIT(i);
-	}
 	return mask;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_activity_mask);
+
+/* The slot of group @id in @w, or the one to reuse for it. */
+static struct swap_prefetch_group_seen *
+swap_prefetch_watch_slot(struct swap_prefetch_watch *w, unsigned short id)
+{
+	struct swap_prefetch_group_seen *g, *oldest = &w->g[0];
+
+	for (g = w->g; g < w->g + SWAP_PREFETCH_WATCHED_GROUPS; g++) {
+		if (g->used && g->id == id)
+			return g;
+		if (!g->used)
+			oldest = g;
+		else if (oldest->used && time_before(g->seen, oldest->seen))
+			oldest = g;
+	}
+	return oldest;
+}
+
+/**
+ * swap_prefetch_group_calm - has a group been free of memory pressure long enough?
+ * @w: the groups kprefetchd watches
+ * @id: the group's memory cgroup id
+ * @stall: the group's PSI memory "some" stall total now, in ns
+ * @now: jiffies
+ * @delay: how long a group stays held after its stall moved
+ *
+ * A group met for the first time, or again after its slot went to
+ * another, has shown no pressure yet: there is nothing to compare its
+ * stall with, and its room check (memory.high, memory.max) stands in
+ * for its own limit's pressure.  The stall seen then is the baseline.
+ *
+ * Return: false if the group's stall moved within @delay of @now.
+ */
+VISIBLE_IF_KUNIT bool swap_prefetch_group_calm(struct swap_prefetch_watch *w,
+					       unsigned short id, u64 stall,
+					       unsigned long now,
+					       unsigned long delay)
+{
+	struct swap_prefetch_group_seen *g = swap_prefetch_watch_slot(w, id);
+
+	if (!g->used || g->id != id) {
+		g->used = true;
+		g->id = id;
+		g->stall = stall;
+		g->moved = now - delay;
+	} else if (g->stall != stall) {
+		g->stall = stall;
+		g->moved = now;
+	}
+	g->seen = now;
+	return !time_before(now, g->moved + delay);
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_group_calm);
 
 /**
  * swap_prefetch_mark_busy - note VM activity for the next round
@@ -1902,19 +1951,9 @@ void swap_prefetch_forget_type(int type)
 			swap_prefetch_tracker_purge(&swap_prefetch_global, type));
 }
 
-/* PSI's memory "some" stall time so far, in ns; 0 without PSI. */
-static u64 kprefetchd_memstall_ns(void)
-{
-#ifdef CONFIG_PSI
-	if (!static_branch_likely(&psi_disabled))
-		return READ_ONCE(psi_system.total[PSI_AVGS][PSI_MEM_SOME]);
-#endif
-	return 0;
-}
-
 /* The vm events kprefetchd reads: kprefetchd_sum_events() sums these. */
 static const enum vm_event_item kprefetchd_event_items[] = {
-	PSWPIN, PSWPOUT, PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL,
+	PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL,
 	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE,
 	FOR_ALL_ZONES(ALLOCSTALL)
 };
@@ -1945,15 +1984,12 @@ static void kprefetchd_sum_events(void)
 	}
 }
 
-/* Sum the VM events and stall time that show memory pressure. */
+/* Sum the VM events that show memory pressure on the whole machine. */
 static void kprefetchd_read_activity(unsigned long *act)
 {
 	int zid;
 
 	kprefetchd_sum_events();
-	act[SWAP_PREFETCH_ACT_SWAPOUT] = kprefetchd_events[PSWPOUT];
-	act[SWAP_PREFETCH_ACT_SWAPIN] = kprefetchd_events[PSWPIN] -
-					kprefetchd_own_reads;
 	act[SWAP_PREFETCH_ACT_ALLOCSTALL] = 0;
 	for (zid = 0; zid < MAX_NR_ZONES; zid++)
 		act[SWAP_PREFETCH_ACT_ALLOCSTALL] +=
@@ -1961,7 +1997,6 @@ static void kprefetchd_read_activity(unsigned long *act)
 	act[SWAP_PREFETCH_ACT_SCAN_KSWAPD] = kprefetchd_events[PGSCAN_KSWAPD];
 	act[SWAP_PREFETCH_ACT_SCAN_DIRECT] = kprefetchd_events[PGSCAN_DIRECT];
 	act[SWAP_PREFETCH_ACT_OOM_KILL] = kprefetchd_events[OOM_KILL];
-	act[SWAP_PREFETCH_ACT_MEMSTALL] = kprefetchd_memstall_ns();
 }
 
 /* What did the VM do since the last call?  Updates the baseline. */
@@ -2269,9 +2304,26 @@ enum kprefetchd_outcome {
 	KPREFETCHD_CACHED,	/* already in the swap cache */
 	KPREFETCHD_STALE,	/* slot freed or reused, device gone */
 	KPREFETCHD_SKIPPED,	/* zswap, zero, zram, group gone or full */
-	KPREFETCHD_HELD,	/* its group has no room: put back */
+	KPREFETCHD_HELD,	/* its group lacks room or calm: put back */
 	KPREFETCHD_FAILED,	/* no memory though its node had room */
 };
+
+/*
+ * Without memory cgroups, the whole machine is the one group: its memory
+ * pressure (/proc/pressure/memory) holds back every entry, and the round
+ * stops at the first (an entry with no group, id 0, holds back all).
+ */
+static enum kprefetchd_outcome kprefetchd_machine_outcome(unsigned long delay)
+{
+	u64 stall = 0;
+
+#ifdef CONFIG_PSI
+	if (!static_branch_likely(&psi_disabled))
+		stall = READ_ONCE(psi_system.total[PSI_AVGS][PSI_MEM_SOME]);
+#endif
+	return swap_prefetch_group_calm(&kprefetchd_watch, 0, stall, jiffies,
+					delay) ? KPREFETCHD_READ : KPREFETCHD_HELD;
+}
 
 #ifdef CONFIG_MEMCG
 /* Is more than half of @memcg's memory.swap.max in use?  cgroup v2 only. */
@@ -2305,6 +2357,40 @@ static bool kprefetchd_memcg_has_room(struct mem_cgroup *memcg)
 }
 
 /*
+ * @memcg's PSI memory "some" stall so far, in ns: what its memory.pressure
+ * shows, its ancestors' limits and the machine's reclaim included; the
+ * root's is the machine's.  0 without PSI for groups.  Caller holds
+ * rcu_read_lock(), which keeps an offlined group's PSI until it is freed.
+ */
+static u64 kprefetchd_memcg_stall_ns(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_PSI
+	struct psi_group *psi;
+
+	if (static_branch_likely(&psi_disabled))
+		return 0;
+	psi = cgroup_psi(memcg->css.cgroup);
+	if (psi)
+		return READ_ONCE(psi->total[PSI_AVGS][PSI_MEM_SOME]);
+#endif
+	return 0;
+}
+
+/*
+ * Has @memcg (NULL: the root) been free of memory pressure for @delay?
+ * Its own PSI, not the machine's: a container at its memory.high that
+ * keeps swapping holds back its own entries, not another group's.
+ */
+static bool kprefetchd_memcg_calm(struct mem_cgroup *memcg, unsigned long delay)
+{
+	if (!memcg)
+		memcg = root_mem_cgroup;
+	return swap_prefetch_group_calm(&kprefetchd_watch, mem_cgroup_id(memcg),
+					kprefetchd_memcg_stall_ns(memcg),
+					jiffies, delay);
+}
+
+/*
  * What the group that @cand's entry is charged to says of reading it:
  * %KPREFETCHD_READ if it may be read.  An entry charged to another group
  * than at its record is in a slot that changed hands: the record is an
@@ -2313,18 +2399,20 @@ static bool kprefetchd_memcg_has_room(struct mem_cgroup *memcg)
  * that is gone (offline) is skipped: the charge would fall to the root
  * cgroup, out of reach of the limits of whoever maps the page next, and
  * a stopped unit's pages are the least likely to be used.  A group
- * without room holds its entries back, if the record says whose they
- * are; they are put back for a later round.
+ * without room, or under memory pressure in the last @delay, holds its
+ * entries back, if the record says whose they are; they are put back
+ * for a later round.
  */
 static enum kprefetchd_outcome
-kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand)
+kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand,
+			 unsigned long delay)
 {
 	enum kprefetchd_outcome ret = KPREFETCHD_READ;
 	struct mem_cgroup *memcg;
 	unsigned short id;
 
 	if (mem_cgroup_disabled())
-		return KPREFETCHD_READ;
+		return kprefetchd_machine_outcome(delay);
 	id = lookup_swap_cgroup_id(cand->entry);
 	if (cand->memcg && id != cand->memcg)
 		return KPREFETCHD_STALE;
@@ -2332,7 +2420,8 @@ kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand)
 	memcg = mem_cgroup_from_id(id);
 	if (memcg && !mem_cgroup_is_root(memcg) && !mem_cgroup_online(memcg))
 		ret = KPREFETCHD_SKIPPED;
-	else if (!kprefetchd_memcg_has_room(memcg))
+	else if (!kprefetchd_memcg_has_room(memcg) ||
+		 !kprefetchd_memcg_calm(memcg, delay))
 		ret = cand->memcg ? KPREFETCHD_HELD : KPREFETCHD_SKIPPED;
 	rcu_read_unlock();
 	return ret;
@@ -2362,9 +2451,10 @@ kprefetchd_group_refused(const struct swap_prefetch_candidate *cand)
 }
 #else
 static enum kprefetchd_outcome
-kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand)
+kprefetchd_group_outcome(const struct swap_prefetch_candidate *cand,
+			 unsigned long delay)
 {
-	return KPREFETCHD_READ;
+	return kprefetchd_machine_outcome(delay);
 }
 
 static enum kprefetchd_outcome
@@ -2449,7 +2539,8 @@ static struct mempolicy *kprefetchd_policy_for(int nid, gfp_t *gfp)
 
 static enum kprefetchd_outcome
 kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
-		    struct swap_iocb **splug, struct folio **foliop)
+		    unsigned long delay, struct swap_iocb **splug,
+		    struct folio **foliop)
 {
 	swp_entry_t entry = cand->entry;
 	/*
@@ -2479,7 +2570,7 @@ kprefetchd_read_one(const struct swap_prefetch_candidate *cand,
 		ret = KPREFETCHD_SKIPPED;
 		goto out;
 	}
-	ret = kprefetchd_group_outcome(cand);
+	ret = kprefetchd_group_outcome(cand, delay);
 	if (ret != KPREFETCHD_READ)
 		goto out;
 
@@ -2549,8 +2640,9 @@ static int swap_prefetch_candidate_cmp(const void *a, const void *b)
  */
 static enum swap_prefetch_stop
 kprefetchd_read_slice(unsigned int want, bool nodes_short,
-		      unsigned int *nr_read, unsigned long *nr_stale,
-		      unsigned int *nr_skipped, struct swap_iocb **splug)
+		      unsigned long delay, unsigned int *nr_read,
+		      unsigned long *nr_stale, unsigned int *nr_skipped,
+		      struct swap_iocb **splug)
 {
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
 	enum kprefetchd_outcome outcome;
@@ -2568,7 +2660,8 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 	sort(kprefetchd_batch, nr, sizeof(kprefetchd_batch[0]),
 	     swap_prefetch_candidate_cmp, NULL);
 	for (i = 0; i < nr; i++) {
-		outcome = kprefetchd_read_one(&kprefetchd_batch[i], splug,
+		outcome = kprefetchd_read_one(&kprefetchd_batch[i], delay,
+					      splug,
 					      &kprefetchd_folios[*nr_read]);
 		if (outcome == KPREFETCHD_HELD) {
 			/* Its group's later entries stay where they are. */
@@ -2657,8 +2750,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 			break;
 		}
 		stop = kprefetchd_read_slice(min(batch - i, KPREFETCHD_SLICE),
-					     nodes_short, &nr_read, &nr_stale,
-					     &nr_skipped, &splug);
+					     nodes_short, t->delay, &nr_read,
+					     &nr_stale, &nr_skipped, &splug);
 	}
 	blk_finish_plug(&plug);
 	swap_read_unplug(splug);

@@ -410,28 +410,53 @@ enum swap_prefetch_stop {
 };
 
 /*
- * Signs of memory pressure whose change between two checks means "not
- * idle".  Allocations and file faults are not among them: churn that frees
- * what it takes leaves free memory where it was (struct swap_prefetch_trend
- * tells the two apart).
+ * Signs of memory pressure on the whole machine whose change between two
+ * checks means "not idle": global reclaim and what follows it.  A memory
+ * cgroup's own reclaim, at its memory.high or memory.max, is not among
+ * them (6.12 counts it in the group's events only), nor is swap-out or
+ * PSI: they are the owner group's pressure, which holds back that group's
+ * entries only (struct swap_prefetch_watch).  Allocations and file faults
+ * are not among them either: churn that frees what it takes leaves free
+ * memory where it was (struct swap_prefetch_trend tells the two apart).
  */
 enum swap_prefetch_activity_item {
-	SWAP_PREFETCH_ACT_SWAPOUT,
-	SWAP_PREFETCH_ACT_SWAPIN,	/* pages swapped in, not by kprefetchd */
 	SWAP_PREFETCH_ACT_ALLOCSTALL,
 	SWAP_PREFETCH_ACT_SCAN_KSWAPD,
 	SWAP_PREFETCH_ACT_SCAN_DIRECT,
 	SWAP_PREFETCH_ACT_OOM_KILL,
-	SWAP_PREFETCH_ACT_MEMSTALL,	/* PSI memory "some" stall, in ns */
 	NR_SWAP_PREFETCH_ACT,
 };
 
-/*
- * Swap-ins by others that still count as idle: a swap file counts reads
- * when they complete, so up to one plug of kprefetchd's own reads may show
- * up one check late.
+/* How many memory cgroups kprefetchd keeps the pressure of. */
+#define SWAP_PREFETCH_WATCHED_GROUPS	16
+
+/**
+ * struct swap_prefetch_group_seen - one memory cgroup's pressure, last seen
+ * @used: the slot holds a group
+ * @id: the group's memory cgroup id; 0 for the whole machine without them
+ * @stall: its PSI memory "some" stall total (memory.pressure), in ns
+ * @moved: jiffies when @stall was last seen to move
+ * @seen: jiffies of the last look, to pick a slot to reuse
  */
-#define SWAP_PREFETCH_SWAPIN_SLACK	SWAP_CLUSTER_MAX
+struct swap_prefetch_group_seen {
+	bool used;
+	unsigned short id;
+	u64 stall;
+	unsigned long moved;
+	unsigned long seen;
+};
+
+/**
+ * struct swap_prefetch_watch - the pressure of the groups kprefetchd reads for
+ * @g: the groups, the least recently looked at reused first
+ *
+ * A group whose memory.pressure moved since kprefetchd last looked holds
+ * back its own entries for a delay after the move, as the whole machine's
+ * pressure holds back all of them; another group's pressure does not.
+ */
+struct swap_prefetch_watch {
+	struct swap_prefetch_group_seen g[SWAP_PREFETCH_WATCHED_GROUPS];
+};
 
 /*
  * Others' share of the swap disks' time, in percent, from which prefetch
@@ -608,6 +633,8 @@ enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);
 unsigned int swap_prefetch_activity_mask(const unsigned long *prev,
 					 const unsigned long *cur);
+bool swap_prefetch_group_calm(struct swap_prefetch_watch *w, unsigned short id,
+			      u64 stall, unsigned long now, unsigned long delay);
 void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);
 unsigned long swap_prefetch_recheck(enum swap_prefetch_verdict v,
 				    const struct swap_prefetch_tunables *t);

@@ -1536,7 +1536,7 @@ struct verdict_case {
 static const struct verdict_case verdict_cases[] = {
 	{ "idle", { .totalram = TEST_TOTALRAM }, SWAP_PREFETCH_GO },
 	{ "activity", { .totalram = TEST_TOTALRAM,
-			.activity = BIT(SWAP_PREFETCH_ACT_SWAPIN) },
+			.activity = BIT(SWAP_PREFETCH_ACT_SCAN_KSWAPD) },
 	  SWAP_PREFETCH_BUSY },
 	{ "free_falling", { .totalram = TEST_TOTALRAM, .free_falling = true },
 	  SWAP_PREFETCH_FREE_FALLING },
@@ -1571,7 +1571,7 @@ static const struct verdict_case verdict_cases[] = {
 	    .prefetched = MAPPED_LIMIT - 299 }, SWAP_PREFETCH_MAPPED },
 	/* Pressure is reported first: it is what restarts the delay. */
 	{ "activity_and_swap_io", { .totalram = TEST_TOTALRAM,
-				    .activity = BIT(SWAP_PREFETCH_ACT_MEMSTALL),
+				    .activity = BIT(SWAP_PREFETCH_ACT_ALLOCSTALL),
 				    .swap_contended = true },
 	  SWAP_PREFETCH_BUSY },
 	{ "falling_and_cpu_busy", { .totalram = TEST_TOTALRAM,
@@ -1964,16 +1964,6 @@ static void swap_prefetch_test_activity_mask(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
 	for (i = 0; i < NR_SWAP_PREFETCH_ACT; i++) {
-		if (i == SWAP_PREFETCH_ACT_SWAPIN) {
-			/* A plug of kprefetchd's own reads counted late. */
-			cur[i] = SWAP_PREFETCH_SWAPIN_SLACK;
-			KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
-			cur[i] = SWAP_PREFETCH_SWAPIN_SLACK + 1;
-			KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
-					BIT(i));
-			prev[i] = cur[i];
-			continue;
-		}
 		cur[i] = 1;
 		KUNIT_EXPECT_EQ_MSG(test, swap_prefetch_activity_mask(prev, cur),
 				    BIT(i), "counter %d moved", i);
@@ -1982,22 +1972,99 @@ static void swap_prefetch_test_activity_mask(struct kunit *test)
 	}
 
 	/* Every counter that moved is named, not just the first. */
-	cur[SWAP_PREFETCH_ACT_SWAPOUT] += 10;
+	cur[SWAP_PREFETCH_ACT_SCAN_DIRECT] += 10;
 	cur[SWAP_PREFETCH_ACT_OOM_KILL] += 1;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
-			BIT(SWAP_PREFETCH_ACT_SWAPOUT) |
+			BIT(SWAP_PREFETCH_ACT_SCAN_DIRECT) |
 			BIT(SWAP_PREFETCH_ACT_OOM_KILL));
 
 	/* Counters are free-running: a wrap is a change like any other... */
 	memcpy(prev, cur, sizeof(prev));
-	prev[SWAP_PREFETCH_ACT_MEMSTALL] = ULONG_MAX;
-	cur[SWAP_PREFETCH_ACT_MEMSTALL] = 0;
+	prev[SWAP_PREFETCH_ACT_SCAN_KSWAPD] = ULONG_MAX;
+	cur[SWAP_PREFETCH_ACT_SCAN_KSWAPD] = 0;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur),
-			BIT(SWAP_PREFETCH_ACT_MEMSTALL));
-	/* ...but going back (own reads counted ahead of PSWPIN) is not. */
+			BIT(SWAP_PREFETCH_ACT_SCAN_KSWAPD));
+	/* ...but going back (a CPU's count moved mid-sum) is not. */
 	memcpy(prev, cur, sizeof(prev));
-	cur[SWAP_PREFETCH_ACT_SWAPIN] -= 8;
+	cur[SWAP_PREFETCH_ACT_SCAN_DIRECT] -= 8;
 	KUNIT_EXPECT_EQ(test, swap_prefetch_activity_mask(prev, cur), 0);
+}
+
+/*
+ * A group whose memory.pressure moves is held for a delay after each move;
+ * a group beside it, whose own stall stays, is not held at all.
+ */
+static void swap_prefetch_test_group_calm_own_pressure(struct kunit *test)
+{
+	struct swap_prefetch_watch w = { };
+	const unsigned long delay = 500, start = ULONG_MAX - 1000;
+	const unsigned short busy = 7, calm = 9;
+	unsigned long now, last_move = 0;
+	u64 stall = 0;
+	int step;
+
+	/* First sight: nothing to compare with, so no pressure seen. */
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, busy, 1000, start,
+							 delay));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, calm, 5000, start,
+							 delay));
+	/* Checks every 100 jiffies across the wrap; busy stalls for 20. */
+	for (step = 1; step <= 20; step++) {
+		now = start + step * 100;
+		if (step <= 10) {
+			stall += 1000;
+			last_move = now;
+		}
+		KUNIT_EXPECT_EQ_MSG(test,
+				    swap_prefetch_group_calm(&w, busy, 1000 + stall,
+							     now, delay),
+				    step > 10 && now - last_move >= delay,
+				    "step %d", step);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      swap_prefetch_group_calm(&w, calm, 5000, now,
+							       delay),
+				      "step %d", step);
+	}
+	/* Seen again with no move: calm, however long since. */
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, busy, 1000 + stall,
+							 now + 100000, delay));
+}
+
+/*
+ * The watch is bounded: a group beyond %SWAP_PREFETCH_WATCHED_GROUPS takes
+ * the slot of the one looked at least recently, never that of a group held
+ * by a recent move that was looked at since.
+ */
+static void swap_prefetch_test_group_calm_bounded(struct kunit *test)
+{
+	struct swap_prefetch_watch w = { };
+	const unsigned long delay = 500;
+	unsigned short id;
+	unsigned int i, used = 0;
+
+	/* Group 1 moves and is held... */
+	swap_prefetch_group_calm(&w, 1, 0, 1000, delay);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 1, 10, 1010, delay));
+	/* ...while twice as many groups as slots pass, each seen once. */
+	for (id = 2; id < 2 + 2 * SWAP_PREFETCH_WATCHED_GROUPS; id++) {
+		KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, id, 100,
+								 1010 + id,
+								 delay));
+		/* Group 1 is looked at again with every one of them. */
+		KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 1, 10,
+								  1010 + id,
+								  delay));
+	}
+	for (i = 0; i < SWAP_PREFETCH_WATCHED_GROUPS; i++)
+		used += w.g[i].used;
+	KUNIT_EXPECT_EQ(test, used, SWAP_PREFETCH_WATCHED_GROUPS);
+	/* Its move is remembered until its delay is over. */
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 1, 10, 1509, delay));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 1, 10, 1510, delay));
+	/* Without memory cgroups the machine is group 0, a group like any. */
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 0, 50, 2000, delay));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 0, 60, 2100, delay));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 1, 10, 2100, delay));
 }
 
 /* The 2005 pacing: 500-jiffy delay, 100-jiffy interval, 32 pages. */
@@ -2054,7 +2121,7 @@ static void swap_prefetch_test_pace_snapshot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
 						 &batch), SWAP_PREFETCH_GO);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100);
-	s.activity = BIT(SWAP_PREFETCH_ACT_SWAPOUT);
+	s.activity = BIT(SWAP_PREFETCH_ACT_SCAN_DIRECT);
 	KUNIT_EXPECT_EQ(test, swap_prefetch_pace(&p, &s, now, &fixed_pacing,
 						 &batch), SWAP_PREFETCH_BUSY);
 	KUNIT_EXPECT_EQ(test, p.next, now + 100);
@@ -2389,6 +2456,8 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE_PARAM(swap_prefetch_test_io_contended, io_gen_params),
 	KUNIT_CASE(swap_prefetch_test_cpu_busy),
 	KUNIT_CASE(swap_prefetch_test_activity_mask),
+	KUNIT_CASE(swap_prefetch_test_group_calm_own_pressure),
+	KUNIT_CASE(swap_prefetch_test_group_calm_bounded),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
 	KUNIT_CASE(swap_prefetch_test_pace_contention),

@@ -143,6 +143,47 @@ backup() {
 	off_then_on backup --job-reads "/dev/vdb:$(($(ram_mib) * 2))"
 	exec 9<&-
 }
+# Containers as systemd lays them out, controllers enabled through
+# subtree_control: the application and its hog in user.slice's session
+# scope, the journal in system.slice, and a container in machine.slice
+# held at a memory.high of 16 MiB that writes 2 MiB/s anew and keeps
+# 64 MiB of it, so that its own reclaim swaps out about 2 MiB/s the whole
+# time, the idle period included.  Its swap-out is read from its
+# memory.stat (pgsteal: it has only anonymous pages) over the two runs.
+CG=/sys/fs/cgroup
+cg_stat() { awk -v k="$2" '$1 == k { print $2 }' "$CG/$1/memory.stat"; }
+cg_tree() {
+	[ -f "$CG/cgroup.controllers" ] || return 1
+	for c in $(cat "$CG/cgroup.controllers"); do
+		echo "+$c" >"$CG/cgroup.subtree_control" 2>/dev/null
+	done
+	for d in user.slice/session.scope system.slice/journal.service \
+		 machine.slice/container.scope; do
+		mkdir -p "$CG/$d" || return 1
+		echo "+memory" >"$CG/${d%/*}/cgroup.subtree_control" || return 1
+	done
+	echo 16777216 >"$CG/machine.slice/container.scope/memory.high"
+}
+containers() {
+	if ! cg_tree; then
+		echo "demo: no cgroup v2 memory controller: no containers row"
+		return
+	fi
+	echo $$ >"$CG/user.slice/session.scope/cgroup.procs"
+	steal0=$(cg_stat machine.slice/container.scope pgsteal)
+	t0=$(date +%s)
+	/bin/sp_noise --label "containers${SUFFIX}_grower" \
+		--cgroup "$CG/machine.slice/container.scope" --grow 2 &
+	grower=$!
+	scenario containers --cgroup "$CG/system.slice/journal.service" \
+		--writer "$JOURNAL"
+	steal=$(($(cg_stat machine.slice/container.scope pgsteal) - steal0))
+	kill -TERM "$grower"
+	wait "$grower"
+	t=$(($(date +%s) - t0))
+	echo $$ >"$CG/cgroup.procs"
+	echo "demo: containers$SUFFIX container swapped out $((steal * 4 / 1024)) MiB in $t s ($((steal * 4 / t)) KiB/s), memory.events high $(awk '$1 == "high" { print $2 }' "$CG/machine.slice/container.scope/memory.events")"
+}
 run_scenarios() {
 	for s in $SCENARIOS; do
 		case $s in
@@ -163,6 +204,7 @@ run_scenarios() {
 		backup) backup ;;
 		zswap) zswap_row ;;
 		mix) scenario mix --churn 2 --writer "$JOURNAL" --reader "$DATA" --reader-rate 2 --cpu 10 ;;
+		containers) containers ;;
 		*) echo "demo: unknown scenario $s" ;;
 		esac
 	done

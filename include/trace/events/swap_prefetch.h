@@ -26,13 +26,10 @@ TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_BUSY);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_NOMEM);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_STOP_EXIT);
 
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SWAPOUT);
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SWAPIN);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_ALLOCSTALL);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SCAN_KSWAPD);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_SCAN_DIRECT);
 TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_OOM_KILL);
-TRACE_DEFINE_ENUM(SWAP_PREFETCH_ACT_MEMSTALL);
 
 /*
  * A check that did not read: why, what pressure the VM saw since the last
@@ -72,13 +69,10 @@ TRACE_EVENT(swap_prefetch_delay,
 				   { SWAP_PREFETCH_SWAP_FULL, "swap_full" }),
 		  __entry->activity ?
 		  __print_flags(__entry->activity, "|",
-				{ 1 << SWAP_PREFETCH_ACT_SWAPOUT, "pswpout" },
-				{ 1 << SWAP_PREFETCH_ACT_SWAPIN, "pswpin" },
 				{ 1 << SWAP_PREFETCH_ACT_ALLOCSTALL, "allocstall" },
 				{ 1 << SWAP_PREFETCH_ACT_SCAN_KSWAPD, "pgscan_kswapd" },
 				{ 1 << SWAP_PREFETCH_ACT_SCAN_DIRECT, "pgscan_direct" },
-				{ 1 << SWAP_PREFETCH_ACT_OOM_KILL, "oom_kill" },
-				{ 1 << SWAP_PREFETCH_ACT_MEMSTALL, "memstall" }) :
+				{ 1 << SWAP_PREFETCH_ACT_OOM_KILL, "oom_kill" }) :
 		  "none",
 		  __entry->next_ms, __entry->nr_chunks)
 );

@@ -2,8 +2,10 @@
 /*
  * Background activity of a machine nobody is using, for the swap prefetch
  * benchmark: memory churn (a garbage collector, a browser tab), a journal
- * (small writes and fsync), a page-cache reader (an indexer) and a
- * periodic CPU waker.  Runs the ones asked for until SIGTERM or SIGINT,
+ * (small writes and fsync), a page-cache reader (an indexer), a periodic
+ * CPU waker, and a grower that keeps what it writes (a container's cache
+ * at its memory.high).  With --cgroup, in that cgroup v2 group.  Runs the
+ * ones asked for until SIGTERM or SIGINT,
  * then prints one line with the throughput each achieved, so that the
  * benchmark can check that prefetch did not slow them down.
  */
@@ -32,9 +34,13 @@ struct noise {
 	const char *reader;		/* indexer: device or file */
 	unsigned int reader_mib_s;
 	unsigned int cpu_pct;		/* waker: busy share of each 100 ms */
+	unsigned int grow_mib_s;	/* grower: MiB/s written and kept */
+	unsigned int grow_keep_mib;	/* the most it keeps */
+	const char *cgroup;		/* cgroup v2 directory to run in */
 	/* results */
 	atomic_int failed;
 	double churned_mib, churn_s, writes, write_s, read_mib, cpu_loops, cpu_busy_s;
+	double grown_mib;
 };
 
 static void on_signal(int sig)
@@ -180,12 +186,68 @@ static void *waker(void *arg)
 	return NULL;
 }
 
+/*
+ * A grower: 1 MiB mapped and written every 1/rate seconds and kept, in a
+ * ring of grow_keep_mib, the oldest unmapped once the ring is full.  In a
+ * group held below that, its own reclaim swaps out the oldest as fast as
+ * it writes, and unmapping frees their swap.
+ */
+static void *grower(void *arg)
+{
+	struct noise *n = arg;
+	const size_t step = 1 << 20;
+	unsigned int nr = n->grow_keep_mib, head = 0;
+	char **ring = calloc(nr, sizeof(*ring));
+	double next = sp_now();
+
+	if (!ring) {
+		atomic_store(&n->failed, 1);
+		return NULL;
+	}
+	while (!stop_now()) {
+		if (ring[head])
+			munmap(ring[head], step);
+		ring[head] = mmap(NULL, step, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ring[head] == MAP_FAILED) {
+			ring[head] = NULL;
+			atomic_store(&n->failed, 1);
+			break;
+		}
+		memset(ring[head], 0x67, step);
+		head = (head + 1) % nr;
+		n->grown_mib++;
+		next += 1.0 / n->grow_mib_s;
+		sleep_until(next);
+	}
+	for (head = 0; head < nr; head++)
+		if (ring[head])
+			munmap(ring[head], step);
+	free(ring);
+	return NULL;
+}
+
+/* Move this process into the cgroup v2 directory @dir. */
+static void enter_cgroup(const char *dir)
+{
+	char path[512], pid[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (sp_write(path, pid)) {
+		fprintf(stderr, "sp_noise: cannot enter cgroup %s: %s\n", dir,
+			strerror(errno));
+		exit(1);
+	}
+}
+
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--label name] [--churn MiB/s [--churn-pace ms]]\n"
 		"          [--writer path [--write-kib KiB] [--write-every ms]]\n"
 		"          [--reader path --reader-rate MiB/s] [--cpu percent]\n"
+		"          [--grow MiB/s [--grow-keep MiB]] [--cgroup dir]\n"
 		"Runs background activity until SIGTERM, then prints its throughput.\n",
 		prog);
 	exit(2);
@@ -203,6 +265,9 @@ static void parse(int argc, char **argv, struct noise *n)
 		{ "reader", required_argument, NULL, 'r' },
 		{ "reader-rate", required_argument, NULL, 'R' },
 		{ "cpu", required_argument, NULL, 'p' },
+		{ "grow", required_argument, NULL, 'g' },
+		{ "grow-keep", required_argument, NULL, 'K' },
+		{ "cgroup", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -210,7 +275,7 @@ static void parse(int argc, char **argv, struct noise *n)
 
 	*n = (struct noise){
 		.label = "noise", .reader_mib_s = 4, .churn_pace_ms = 250,
-		.write_kib = 16, .write_every_ms = 1500,
+		.write_kib = 16, .write_every_ms = 1500, .grow_keep_mib = 64,
 	};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -241,6 +306,15 @@ static void parse(int argc, char **argv, struct noise *n)
 		case 'p':
 			n->cpu_pct = strtoul(optarg, NULL, 0);
 			break;
+		case 'g':
+			n->grow_mib_s = strtoul(optarg, NULL, 0);
+			break;
+		case 'K':
+			n->grow_keep_mib = strtoul(optarg, NULL, 0);
+			break;
+		case 'C':
+			n->cgroup = optarg;
+			break;
 		default:
 			print_usage(argv[0]);
 		}
@@ -248,18 +322,22 @@ static void parse(int argc, char **argv, struct noise *n)
 	if (optind < argc || n->cpu_pct > 100 || !n->reader_mib_s ||
 	    !n->churn_pace_ms || n->churn_pace_ms > 60000 ||
 	    !n->write_kib || n->write_kib > 65536 || !n->write_every_ms ||
-	    (!n->churn_mib_s && !n->writer && !n->reader && !n->cpu_pct))
+	    !n->grow_keep_mib || n->grow_keep_mib > 65536 ||
+	    (!n->churn_mib_s && !n->writer && !n->reader && !n->cpu_pct &&
+	     !n->grow_mib_s))
 		print_usage(argv[0]);
 }
 
 int main(int argc, char **argv)
 {
-	pthread_t threads[4];
+	pthread_t threads[5];
 	unsigned int nr = 0, i;
 	struct noise n;
 	double t0, span;
 
 	parse(argc, argv, &n);
+	if (n.cgroup)
+		enter_cgroup(n.cgroup);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	t0 = sp_now();
@@ -271,6 +349,8 @@ int main(int argc, char **argv)
 		pthread_create(&threads[nr++], NULL, reader, &n);
 	if (n.cpu_pct)
 		pthread_create(&threads[nr++], NULL, waker, &n);
+	if (n.grow_mib_s)
+		pthread_create(&threads[nr++], NULL, grower, &n);
 	while (!stop_now())
 		pause();
 	span = sp_now() - t0;
@@ -283,9 +363,10 @@ int main(int argc, char **argv)
 	       n.churned_mib ? 1000 * n.churn_s / n.churned_mib : 0);
 	printf(" writes_per_s=%.3f write_ms=%.2f", n.writes / span,
 	       n.writes ? 1000 * n.write_s / n.writes : 0);
-	printf(" read_mib_s=%.2f cpu_mloops_per_busy_s=%.2f\n",
+	printf(" read_mib_s=%.2f cpu_mloops_per_busy_s=%.2f grow_mib_s=%.2f\n",
 	       n.read_mib / span,
-	       n.cpu_busy_s ? n.cpu_loops / 1e6 / n.cpu_busy_s : 0);
+	       n.cpu_busy_s ? n.cpu_loops / 1e6 / n.cpu_busy_s : 0,
+	       n.grown_mib / span);
 	fflush(stdout);
 	return atomic_load(&n.failed) ? 1 : 0;
 }

@@ -1176,19 +1176,19 @@ static void test_trace_events(void)
 	trace = read_whole(TRACING "trace");
 	if (!trace)
 		ksft_exit_fail_msg("cannot read " TRACING "trace\n");
-	/* The hog's swap-out is what held prefetch back. */
+	/* The hog's reclaim is what held prefetch back. */
 	delay_ok = strstr(trace, "verdict=busy activity=") &&
-		   strstr(trace, "pswpout");
+		   strstr(trace, "pgscan_");
 	round_ok = round_with_reads(trace);
 	/* From the first read after the hog: the test before may end a round. */
-	reading = round_with_reads(last_of(trace, "pswpout"));
+	reading = round_with_reads(last_of(trace, "pgscan_"));
 	falling = count_from(reading, "verdict=free_falling");
-	ksft_print_msg("back after %d s; enums resolved: %s, busy on pswpout: %s, reads: %s\n",
+	ksft_print_msg("back after %d s; enums resolved: %s, busy on reclaim: %s, reads: %s\n",
 		       s, fmt_ok ? "yes" : "no", delay_ok ? "yes" : "no",
 		       round_ok ? "yes" : "no");
 	ksft_print_msg("checks that found free memory falling once reading began: %u\n",
 		       falling);
-	print_line_at(trace, strstr(trace, "verdict=busy activity=pswpout"));
+	print_line_at(trace, strstr(trace, "verdict=busy activity=pgscan_"));
 	print_line_at(trace, round_with_reads(trace));
 	print_line_at(trace, reading ? strstr(reading, "verdict=free_falling") :
 				       NULL);
@@ -1636,6 +1636,82 @@ static int run_job_elsewhere(const char *max, size_t mib)
 		status = 3 << 8;
 	rmdir(CGROUP_JOB);
 	return WEXITSTATUS(status);
+}
+
+#define CGROUP_SQUEEZED	CGROUP_ROOT "/swap_prefetch_squeezed"
+
+/*
+ * A container at its memory.high that keeps swapping: in a memory cgroup
+ * of its own, held to @high bytes, it writes @mib_per_s MiB of new memory
+ * each second and keeps it, so its own reclaim swaps out as much.  Returns
+ * its pid, or -1 if there is no cgroup v2 memory controller.
+ */
+static pid_t start_squeezed_group(const char *high, unsigned int mib_per_s)
+{
+	pid_t pid;
+
+	if (sp_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
+	    (mkdir(CGROUP_SQUEEZED, 0755) && errno != EEXIST) ||
+	    sp_write(CGROUP_SQUEEZED "/memory.high", high))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		if (cgroup_enter(CGROUP_SQUEEZED "/cgroup.procs"))
+			_exit(2);
+		start_grower(mib_per_s, 600);
+	}
+	return pid;
+}
+
+/*
+ * Another group at its memory.high swapping out 2 MiB/s the whole time is
+ * that group's pressure, not the machine's: the set of the test's group
+ * comes back meanwhile.
+ */
+static void test_group_pressure(void)
+{
+	const char *name = "a group swapping at its memory.high holds back only its own";
+	long out0, out, read0, read;
+	const int window_s = 40;
+	struct timespec t0, t1;
+	double span;
+	struct ws w;
+	pid_t job;
+	int s;
+
+	if (!swapped_out_held_or_skip(&w, name))
+		return;
+	job = start_squeezed_group("8388608", 2);
+	if (job < 0) {
+		ksft_test_result_skip("%s: no cgroup v2 memory controller\n", name);
+		ws_free(&w);
+		return;
+	}
+	/* Let it reach its limit and swap steadily. */
+	sleep(8);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	out0 = sp_vmstat("pswpout");
+	read0 = sp_vmstat("swap_prefetch_read_pages");
+	set_knob("delay_ms", "1000");
+	s = wait_resident(&w, 90, window_s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out = sp_vmstat("pswpout") - out0;
+	read = sp_vmstat("swap_prefetch_read_pages") - read0;
+	kill(job, SIGKILL);
+	waitpid(job, NULL, 0);
+	rmdir(CGROUP_SQUEEZED);
+	span = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	/* Pages of 4 KiB: pswpout counts pages. */
+	ksft_print_msg("other group swapped out %.1f MiB/s over %.1f s; set back after %d s, %ld pages read\n",
+		       out * (sp_page_size() >> 10) / 1024.0 / span, span, s, read);
+	if (out * sp_page_size() < (long)(span * (1 << 20))) {
+		ksft_test_result_skip("%s: the other group swapped out less than 1 MiB/s\n",
+				      name);
+		ws_free(&w);
+		return;
+	}
+	ksft_test_result(s >= 0 && sp_verify(w.buf, w.len) == 0, "%s\n", name);
+	ws_free(&w);
 }
 
 /*
@@ -3086,6 +3162,7 @@ static const struct {
 	{ "swap_full_group", test_swap_full_group },
 	{ "group_held", test_group_held },
 	{ "group_gone", test_group_gone },
+	{ "group_pressure", test_group_pressure },
 	{ "shmem", test_shmem },
 	{ "madv_free", test_madv_free },
 	{ "workingset", test_workingset_refaults },
