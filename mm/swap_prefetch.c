@@ -166,6 +166,12 @@ static struct folio *kprefetchd_folios[SWAP_PREFETCH_BATCH_MAX];
 #define SWAP_PREFETCH_CHUNK_GFP	\
 	(GFP_NOWAIT | __GFP_HIGH | __GFP_NOWARN | __GFP_NOMEMALLOC)
 
+/* How many open chunks a shard keeps for @nr_nodes nodes. */
+static unsigned int swap_prefetch_nr_open(unsigned int nr_nodes)
+{
+	return nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE;
+}
+
 /**
  * swap_prefetch_shards_alloc - allocate a shard per possible CPU
  * @nr_nodes: the nodes a shard keeps open chunks for
@@ -176,8 +182,7 @@ VISIBLE_IF_KUNIT struct swap_prefetch_shard __percpu *
 swap_prefetch_shards_alloc(unsigned int nr_nodes)
 {
 	return __alloc_percpu(struct_size_t(struct swap_prefetch_shard, open,
-					    nr_nodes *
-					    SWAP_PREFETCH_OPEN_PER_NODE),
+					    swap_prefetch_nr_open(nr_nodes)),
 			      __alignof__(struct swap_prefetch_shard));
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_shards_alloc);
@@ -204,7 +209,7 @@ swap_prefetch_tracker_init(struct swap_prefetch_tracker *t,
 		struct swap_prefetch_shard *shard = per_cpu_ptr(shards, cpu);
 
 		spin_lock_init(&shard->lock);
-		for (i = 0; i < nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++)
+		for (i = 0; i < swap_prefetch_nr_open(nr_nodes); i++)
 			shard->open[i] = NULL;
 	}
 	t->shards = shards;
@@ -520,7 +525,7 @@ static bool swap_prefetch_shard_has_open(const struct swap_prefetch_tracker *t,
 {
 	unsigned int i;
 
-	for (i = 0; i < t->nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++) {
+	for (i = 0; i < swap_prefetch_nr_open(t->nr_nodes); i++) {
 		/* Racy by design: a chunk opened meanwhile waits. */
 		if (data_race(shard->open[i]))
 			return true;
@@ -544,7 +549,7 @@ swap_prefetch_shard_collect(struct swap_prefetch_tracker *t,
 
 	KUNIT_STATIC_STUB_REDIRECT(swap_prefetch_shard_collect, t, shard);
 	spin_lock(&shard->lock);
-	for (i = 0; i < t->nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++)
+	for (i = 0; i < swap_prefetch_nr_open(t->nr_nodes); i++)
 		if (shard->open[i])
 			swap_prefetch_shard_close(t, shard, i);
 	spin_unlock(&shard->lock);
@@ -1190,7 +1195,7 @@ static void swap_prefetch_tracker_walk(struct swap_prefetch_tracker *t,
 		struct swap_prefetch_shard *shard = per_cpu_ptr(t->shards, cpu);
 
 		spin_lock(&shard->lock);
-		for (i = 0; i < t->nr_nodes * SWAP_PREFETCH_OPEN_PER_NODE; i++) {
+		for (i = 0; i < swap_prefetch_nr_open(t->nr_nodes); i++) {
 			c = shard->open[i];
 			if (c && !swap_prefetch_chunk_stale(t, c))
 				fn(c, arg);
@@ -2180,12 +2185,29 @@ static void kprefetchd_swap_disk_stat(unsigned long *sectors,
 }
 
 /* Start a window of the swap disks' I/O now, with no contention known. */
+/* Sectors kprefetchd has read so far. */
+static unsigned long kprefetchd_own_sectors(void)
+{
+	return kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
+}
+
+/* Start a window at @now from the swap disks' totals and own reads now. */
+static void kprefetchd_swap_io_start(unsigned long now, unsigned long sectors,
+				     unsigned long ticks, bool contended)
+{
+	kprefetchd_io.at = now;
+	kprefetchd_io.sectors = sectors;
+	kprefetchd_io.ticks = ticks;
+	kprefetchd_io.own = kprefetchd_own_sectors();
+	kprefetchd_io.contended = contended;
+}
+
 static void kprefetchd_swap_io_reset(void)
 {
-	kprefetchd_io.at = jiffies;
-	kprefetchd_swap_disk_stat(&kprefetchd_io.sectors, &kprefetchd_io.ticks);
-	kprefetchd_io.own = kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
-	kprefetchd_io.contended = false;
+	unsigned long sectors, ticks;
+
+	kprefetchd_swap_disk_stat(&sectors, &ticks);
+	kprefetchd_swap_io_start(jiffies, sectors, ticks, false);
 }
 
 /*
@@ -2197,7 +2219,7 @@ static void kprefetchd_swap_io_reset(void)
  */
 static bool kprefetchd_swap_io_contended(void)
 {
-	unsigned long now = jiffies, sectors, ticks, own, moved;
+	unsigned long now = jiffies, sectors, ticks, moved;
 	struct swap_prefetch_io_window w;
 
 	if (time_before(now, kprefetchd_io.at + HZ))
@@ -2208,19 +2230,15 @@ static bool kprefetchd_swap_io_contended(void)
 		kprefetchd_swap_io_reset();
 		return false;
 	}
-	own = kprefetchd_own_reads << (PAGE_SHIFT - SECTOR_SHIFT);
 	moved = sectors - kprefetchd_io.sectors;
 	w.span_ms = jiffies_to_msecs(now - kprefetchd_io.at);
 	/* Two swap disks busy at once count once: the window at most. */
 	w.busy_ms = min(jiffies_to_msecs(ticks - kprefetchd_io.ticks),
 			w.span_ms);
-	w.own = own - kprefetchd_io.own;
+	w.own = kprefetchd_own_sectors() - kprefetchd_io.own;
 	w.others = moved > w.own ? moved - w.own : 0;
-	kprefetchd_io.at = now;
-	kprefetchd_io.sectors = sectors;
-	kprefetchd_io.ticks = ticks;
-	kprefetchd_io.own = own;
-	kprefetchd_io.contended = swap_prefetch_io_contended(&w);
+	kprefetchd_swap_io_start(now, sectors, ticks,
+				 swap_prefetch_io_contended(&w));
 	return kprefetchd_io.contended;
 }
 

@@ -634,14 +634,12 @@ static void test_backs_off(void)
 }
 
 /* Grow by @mib_per_s for @seconds, then hold it all until killed. */
-static pid_t start_grower(unsigned int mib_per_s, unsigned int seconds)
+static void __attribute__((noreturn)) grow(unsigned int mib_per_s,
+					   unsigned int seconds)
 {
 	const size_t step = 1 << 20;
-	pid_t pid = fork();
 	unsigned int i;
 
-	if (pid)
-		return pid;
 	for (i = 0; i < mib_per_s * seconds; i++) {
 		char *p = mmap(NULL, step, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -653,6 +651,16 @@ static pid_t start_grower(unsigned int mib_per_s, unsigned int seconds)
 	}
 	for (;;)
 		pause();
+}
+
+/* grow() in a child; returns its pid. */
+static pid_t start_grower(unsigned int mib_per_s, unsigned int seconds)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		grow(mib_per_s, seconds);
+	return pid;
 }
 
 static long reclaim_scans(void)
@@ -1658,7 +1666,7 @@ static pid_t start_squeezed_group(const char *high, unsigned int mib_per_s)
 	if (!pid) {
 		if (cgroup_enter(CGROUP_SQUEEZED "/cgroup.procs"))
 			_exit(2);
-		start_grower(mib_per_s, 600);
+		grow(mib_per_s, 600);
 	}
 	return pid;
 }
