@@ -1312,6 +1312,7 @@ swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
  * @freed: pages freed so far, other than by reclaim (a free-running count)
  * @now: the current time in jiffies
  * @window: length of a window in jiffies, at least 1
+ * @slack: in pages, from swap_prefetch_trend_slack()
  *
  * A job that grows takes memory and keeps it; churn (a garbage collector,
  * a browser tab, a timer's short-lived process) gives back what it takes.
@@ -1320,7 +1321,7 @@ swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
  * at every sample for a while: a point sample cannot tell a dip from a
  * fall.  So memory counts as falling only when the newest sample is below
  * the most seen over the last %SWAP_PREFETCH_TREND_WINDOWS windows by
- * more than the slack (@tr->slack) plus the most that was freed
+ * more than @slack plus the most that was freed
  * within any two adjacent windows of them: churn at any pace up to the
  * span of two windows has freed a whole burst within two windows, and
  * cannot hold more than that at a sample.  A job that grows frees nothing
@@ -1336,7 +1337,7 @@ swap_prefetch_trend_window(struct swap_prefetch_trend *tr, unsigned int age)
 VISIBLE_IF_KUNIT bool
 swap_prefetch_trend_update(struct swap_prefetch_trend *tr, unsigned long avail,
 			   unsigned long freed, unsigned long now,
-			   unsigned long window)
+			   unsigned long window, unsigned long slack)
 {
 	struct swap_prefetch_trend_window *w = swap_prefetch_trend_window(tr, 0);
 	unsigned long most = 0, turnover = 0, end, start;
@@ -1366,8 +1367,7 @@ swap_prefetch_trend_update(struct swap_prefetch_trend *tr, unsigned long avail,
 	}
 	if (tr->nr < SWAP_PREFETCH_TREND_WINDOWS)
 		return true;
-	return most > avail + (tr->slack ?: SWAP_PREFETCH_TREND_SLACK) +
-		      turnover;
+	return most > avail + slack + turnover;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_trend_update);
 
@@ -2127,13 +2127,12 @@ static bool kprefetchd_free_falling(unsigned long delay)
 {
 	unsigned long window = max(delay / 4, 1UL);
 
-	kprefetchd_trend.slack =
-		swap_prefetch_trend_slack(totalram_pages(),
-					  jiffies_to_msecs(window));
 	return swap_prefetch_trend_update(&kprefetchd_trend,
 					  kprefetchd_avail_pages(),
 					  kprefetchd_freed_by_others(), jiffies,
-					  window);
+					  window,
+					  swap_prefetch_trend_slack(totalram_pages(),
+								    jiffies_to_msecs(window)));
 }
 
 /*

@@ -511,8 +511,6 @@ struct swap_prefetch_trend_window {
  * @cur: the current window in @win
  * @nr: windows begun since the trend was reset, up to
  *	%SWAP_PREFETCH_TREND_WINDOWS; 0: reset
- * @slack: in pages, from swap_prefetch_trend_slack(); 0:
- *	%SWAP_PREFETCH_TREND_SLACK
  *
  * See swap_prefetch_trend_update().
  */
@@ -520,7 +518,6 @@ struct swap_prefetch_trend {
 	struct swap_prefetch_trend_window win[SWAP_PREFETCH_TREND_WINDOWS];
 	unsigned int cur;
 	unsigned int nr;
-	unsigned long slack;
 };
 
 /**
@@ -627,7 +624,8 @@ unsigned long swap_prefetch_trend_slack(unsigned long totalram,
 					unsigned long window_ms);
 bool swap_prefetch_trend_update(struct swap_prefetch_trend *tr,
 				unsigned long avail, unsigned long freed,
-				unsigned long now, unsigned long window);
+				unsigned long now, unsigned long window,
+				unsigned long slack);
 bool swap_prefetch_cpu_busy(u64 others_ns, u64 capacity_ns);
 enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);

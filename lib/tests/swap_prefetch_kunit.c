@@ -1659,6 +1659,7 @@ static void swap_prefetch_test_zones_short(struct kunit *test)
 
 struct trend_stream {
 	struct swap_prefetch_trend tr;
+	unsigned long slack;	/* 0: %SWAP_PREFETCH_TREND_SLACK */
 	u32 seed;
 	unsigned int step_ms;	/* the sampler's pace */
 	unsigned int jitter_ms;	/* up to this much later, pseudo-random */
@@ -1675,7 +1676,8 @@ static bool trend_feed(struct trend_stream *ts, unsigned long avail,
 {
 	return swap_prefetch_trend_update(&ts->tr, avail, freed,
 					  msecs_to_jiffies(ms),
-					  msecs_to_jiffies(TREND_WINDOW_MS));
+					  msecs_to_jiffies(TREND_WINDOW_MS),
+					  ts->slack ?: SWAP_PREFETCH_TREND_SLACK);
 }
 
 /*
@@ -1832,8 +1834,8 @@ static void swap_prefetch_test_trend_growth_is_falling(struct kunit *test)
 					.jitter_ms = 30,
 				};
 
-				ts.tr.slack = swap_prefetch_trend_slack(MIB_PAGES(trend_ram_mib[r]),
-									TREND_WINDOW_MS);
+				ts.slack = swap_prefetch_trend_slack(MIB_PAGES(trend_ram_mib[r]),
+								     TREND_WINDOW_MS);
 				KUNIT_EXPECT_LE_MSG(test,
 						    trend_grow(&ts, SWAP_PREFETCH_TREND_GROWTH_MIB,
 							       3 * TREND_DELAY_MS + ph * 97,

@@ -1678,7 +1678,7 @@ static pid_t start_squeezed_group(const char *high, unsigned int mib_per_s)
  */
 static void test_group_pressure(void)
 {
-	const char *name = "a group swapping at its memory.high holds back only its own";
+	const char *name = "a group swapping at its memory.high holds no other back";
 	long out0, out, read0, read;
 	const int window_s = 40;
 	struct timespec t0, t1;
