@@ -634,8 +634,7 @@ static void test_backs_off(void)
 }
 
 /* Grow by @mib_per_s for @seconds, then hold it all until killed. */
-static void __attribute__((noreturn)) grow(unsigned int mib_per_s,
-					   unsigned int seconds)
+static void grow(unsigned int mib_per_s, unsigned int seconds)
 {
 	const size_t step = 1 << 20;
 	unsigned int i;
@@ -1709,9 +1708,10 @@ static void test_group_pressure(void)
 	waitpid(job, NULL, 0);
 	rmdir(CGROUP_SQUEEZED);
 	span = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	/* Pages of 4 KiB: pswpout counts pages. */
-	ksft_print_msg("other group swapped out %.1f MiB/s over %.1f s; set back after %d s, %ld pages read\n",
-		       out * (sp_page_size() >> 10) / 1024.0 / span, span, s, read);
+	/* pswpout counts pages. */
+	ksft_print_msg("other group swapped out %.1f MiB/s over %.1f s\n",
+		       out * (sp_page_size() >> 10) / 1024.0 / span, span);
+	ksft_print_msg("set back after %d s, %ld pages read\n", s, read);
 	if (out * sp_page_size() < (long)(span * (1 << 20))) {
 		ksft_test_result_skip("%s: the other group swapped out less than 1 MiB/s\n",
 				      name);
