@@ -64,9 +64,27 @@ else
 	echo "demo: no DAMON sysfs in this kernel: no DAMON peer"
 fi
 
+# kprefetchd's own account of the prefetch run: its verdicts and why
+# its rounds stopped, from its trace events, counted.
+EVENTS=/sys/kernel/tracing/events/swap_prefetch/enable
+trace_on() {
+	[ -w "$EVENTS" ] || return 0
+	: >/sys/kernel/tracing/trace
+	echo 1 >"$EVENTS"
+}
+trace_summary() {
+	[ -w "$EVENTS" ] || return 0
+	echo 0 >"$EVENTS"
+	echo "demo: $1 kprefetchd $(grep -o 'verdict=[a-z_]*\|stop=[a-z_]*' \
+		/sys/kernel/tracing/trace | sort | uniq -c |
+		awk '{ printf "%s%s:%s", NR > 1 ? " " : "", $2, $1 }')"
+}
+
 knob enabled 1
 t0=$(kprefetchd_cpu_ns)
+trace_on
 bench --idle "$IDLE" --label "prefetch$SUFFIX" --trace /tmp/trace
+trace_summary "prefetch$SUFFIX"
 t1=$(kprefetchd_cpu_ns)
 [ "$t0" -ge 0 ] && echo "demo: kprefetchd_cpu_ns=$((t1 - t0))"
 grep swap_prefetch /proc/vmstat | sed 's/^/vmstat: /'
