@@ -75,9 +75,12 @@ trace_on() {
 trace_summary() {
 	[ -w "$EVENTS" ] || return 0
 	echo 0 >"$EVENTS"
-	echo "demo: $1 kprefetchd $(grep -o 'verdict=[a-z_]*\|stop=[a-z_]*' \
+	echo "demo: $1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+' \
 		/sys/kernel/tracing/trace | sort | uniq -c |
-		awk '{ printf "%s%s:%s", NR > 1 ? " " : "", $2, $1 }')"
+		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')"
+	# The events themselves, for whoever reads the console log.
+	grep -E 'swap_prefetch_(delay|round):' /sys/kernel/tracing/trace |
+		head -300 | sed 's/^ */kptrace: /'
 }
 
 knob enabled 1
