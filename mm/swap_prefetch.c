@@ -139,8 +139,8 @@ static struct {
 	unsigned long own;	/* sectors kprefetchd read */
 	bool contended;		/* the last window's answer */
 } kprefetchd_io;
-/* CPU time at the last CPU sample: when, idle, kprefetchd's own. */
-static u64 kprefetchd_cpu_at, kprefetchd_cpu_idle, kprefetchd_cpu_own;
+/* CPU time at the last CPU sample: when, tasks', kprefetchd's own. */
+static u64 kprefetchd_cpu_at, kprefetchd_cpu_tasks, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
@@ -2241,49 +2241,47 @@ static bool kprefetchd_swap_io_contended(void)
 	return kprefetchd_io.contended;
 }
 
-/* Idle and iowait time of all online CPUs so far, in ns. */
-static u64 kprefetchd_cpu_idle_ns(void)
+/*
+ * Time the online CPUs spent running tasks so far, user and system, in
+ * ns.  Interrupts are left out: while kprefetchd reads at the disk's
+ * speed, the completions of its own reads are most of them, and counted
+ * as others' time they made a 2 GiB guest skip a round after every
+ * 0.2 s of reading (a foreground's work is a task's).
+ */
+static u64 kprefetchd_cpu_task_ns(void)
 {
-	u64 idle = 0, t;
+	struct kernel_cpustat kcs;
+	u64 sum = 0;
 	int cpu;
 
 	for_each_online_cpu(cpu) {
-		t = get_cpu_idle_time_us(cpu, NULL);
-		if (t == -1ULL)
-			t = div_u64(kcpustat_cpu(cpu).cpustat[CPUTIME_IDLE],
-				    NSEC_PER_USEC);
-		idle += t;
-		t = get_cpu_iowait_time_us(cpu, NULL);
-		if (t == -1ULL)
-			t = div_u64(kcpustat_cpu(cpu).cpustat[CPUTIME_IOWAIT],
-				    NSEC_PER_USEC);
-		idle += t;
+		kcpustat_cpu_fetch(&kcs, cpu);
+		sum += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
+		       kcs.cpustat[CPUTIME_SYSTEM];
 	}
-	return idle * NSEC_PER_USEC;
+	return sum;
 }
 
-/*
- * Did others keep the CPUs busy since the last sample?  Samples closer
- * than a tenth of a second apart say little: the last answer stands.
- */
 static bool kprefetchd_cpu_busy(void)
 {
-	u64 now = ktime_get_ns(), idle, own, span;
+	u64 now = ktime_get_ns(), tasks, own, span;
 
 	span = now - kprefetchd_cpu_at;
 	if (span < NSEC_PER_SEC / 10)
 		return kprefetchd_cpu_was_busy;
-	idle = kprefetchd_cpu_idle_ns();
+	tasks = kprefetchd_cpu_task_ns();
 	own = current->se.sum_exec_runtime;
 	span *= num_online_cpus();
 	if (kprefetchd_cpu_at) {
-		u64 used = span - min(span, idle - kprefetchd_cpu_idle);
+		/* A CPU gone offline takes its time out of the sum. */
+		u64 used = tasks > kprefetchd_cpu_tasks ?
+			   tasks - kprefetchd_cpu_tasks : 0;
 
 		used -= min(used, own - kprefetchd_cpu_own);
 		kprefetchd_cpu_was_busy = swap_prefetch_cpu_busy(used, span);
 	}
 	kprefetchd_cpu_at = now;
-	kprefetchd_cpu_idle = idle;
+	kprefetchd_cpu_tasks = tasks;
 	kprefetchd_cpu_own = own;
 	return kprefetchd_cpu_was_busy;
 }

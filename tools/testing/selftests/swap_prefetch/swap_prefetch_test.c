@@ -39,6 +39,8 @@
 #define CGROUP_HOME	CGROUP_ROOT "/swap_prefetch_home"
 
 static size_t ws_mib = 32, hog_mib;
+/* The spinners' loop adds to it, so that it is not optimised away. */
+volatile unsigned long spin_sink;
 
 static const char * const tunables[] = {
 	"enabled", "delay_ms", "interval_ms", "batch_kb", "adaptive",
@@ -629,6 +631,44 @@ static void test_backs_off(void)
 	 * Half the set back, not just a read: the job's own entries, dead
 	 * once it is gone, must not have pushed the set's out.
 	 */
+	ksft_test_result(during == 0 && after > 0 && s >= 0, "%s\n", name);
+	ws_free(&w);
+}
+
+/* Spin on every online CPU until killed: a build that keeps them busy. */
+static pid_t start_spinners(void)
+{
+	long i, cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	setpgid(0, 0);
+	for (i = 1; i < cpus; i++)
+		if (!fork())
+			break;
+	for (;;)
+		spin_sink++;
+}
+
+static void test_backs_off_cpu(void)
+{
+	const char *name = "reads nothing while others keep the CPUs busy";
+	long during, after, read0;
+	struct ws w;
+	pid_t fg;
+	int s;
+
+	if (!swapped_out_or_skip(&w, 1, name))
+		return;
+	fg = start_spinners();
+	read0 = sp_vmstat("swap_prefetch_read_pages");
+	sleep(10);
+	during = sp_vmstat("swap_prefetch_read_pages") - read0;
+	kill(-fg, SIGKILL);
+	after = read_after_stopping(fg, &w, &s);
+	ksft_print_msg("read %ld pages during 10 s of busy CPUs, %ld after (%d s)\n",
+		       during, after, s);
 	ksft_test_result(during == 0 && after > 0 && s >= 0, "%s\n", name);
 	ws_free(&w);
 }
@@ -3154,6 +3194,7 @@ static const struct {
 	{ "memcg", test_prefetch_happens_memcg },
 	{ "refault", test_refault_latency },
 	{ "backs_off", test_backs_off },
+	{ "backs_off_cpu", test_backs_off_cpu },
 	{ "writeback", test_writeback_elsewhere },
 	{ "growing", test_backs_off_growing },
 	{ "swap_disk_io", test_yields_to_swap_disk_io },
