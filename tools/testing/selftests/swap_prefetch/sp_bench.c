@@ -309,7 +309,7 @@ int main(int argc, char **argv)
 	struct options o;
 	FILE *trace = NULL;
 	long flt0, flt;
-	unsigned int tick;
+	unsigned int tick, every;
 	char *buf;
 
 	parse(argc, argv, &o);
@@ -362,12 +362,18 @@ int main(int argc, char **argv)
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	sp_usefulness(use0);
 	t0 = sp_now();
-	/* Whole seconds for the plot; every 100 ms until W is back. */
+	/*
+	 * Whole seconds for the plot; until W is back, every 100 ms per
+	 * 128 MiB of W, at most every second.  mincore() costs CPU time in
+	 * proportion to W, which the guest counts as others' against
+	 * prefetch: at 1 GiB, ten samples a second made it skip rounds.
+	 */
+	every = o.ws_mib / 128 < 1 ? 1 : o.ws_mib / 128 > 10 ? 10 : o.ws_mib / 128;
 	for (tick = 0; tick <= o.idle_s * 10; tick++) {
 		double next = t0 + (tick + 1) / 10.0, now;
 		size_t r = 0;
 
-		if (restore_s < 0 || tick % 10 == 0)
+		if ((restore_s < 0 && tick % every == 0) || tick % 10 == 0)
 			r = sp_count_resident(buf, len);
 		if (trace && tick % 10 == 0)
 			fprintf(trace, "%s %u %.1f\n", o.label, tick / 10,
