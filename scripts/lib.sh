@@ -269,11 +269,16 @@ run_guest() {
 	accel=$(qemu_accel "$GUEST_KERNEL")
 	swapimg=$CACHE/swap.img
 	scratchimg=$CACHE/scratch.img
-	rm -f "$swapimg" "$scratchimg"
-	make_root_disk "$swapimg" "$swap_mib"
-	# /dev/vdb: a disk the writeback test and the demo's background may
-	# overwrite; sparse, so its size costs nothing.
-	truncate -s "${GUEST_SCRATCH_MIB:-64}M" "$scratchimg"
+	# GUEST_KEEP_DISKS=1: boot on the disks the last boot left, if any,
+	# and leave them (a resume from hibernation needs its image).
+	if [ -z "${GUEST_KEEP_DISKS:-}" ] || [ ! -f "$swapimg" ] ||
+	   [ ! -f "$scratchimg" ]; then
+		rm -f "$swapimg" "$scratchimg"
+		make_root_disk "$swapimg" "$swap_mib"
+		# /dev/vdb: a disk the writeback test and the demo's
+		# background may overwrite; sparse, so its size costs nothing.
+		truncate -s "${GUEST_SCRATCH_MIB:-64}M" "$scratchimg"
+	fi
 	case $accel in
 	kvm) accel_opt="-enable-kvm -cpu host" ;;
 	*) accel_opt="-accel tcg" ;;
@@ -293,7 +298,7 @@ run_guest() {
 		-drive "file=$swapimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
 		-drive "file=$scratchimg,format=raw,if=virtio,cache=none,throttling.bps-total=$bps,throttling.iops-total=$iops" \
 		</dev/null >"$log" 2>&1 || rc=$?
-	rm -f "$swapimg" "$scratchimg"
+	[ -n "${GUEST_KEEP_DISKS:-}" ] || rm -f "$swapimg" "$scratchimg"
 	if [ $rc -ne 0 ] || ! grep -q "payload exit status" "$log"; then
 		tail -20 "$log" >&2
 		msg "guest failed: QEMU status $rc (124: timeout), console in $log"

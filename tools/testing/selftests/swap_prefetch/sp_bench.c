@@ -15,6 +15,10 @@
  * of W survived it and what the job itself paid (its time per pass and
  * the page cache's own refaults).  With --job-reads, a backup-like job
  * reads a disk while the hog pushes W out, and leaves its page cache.
+ * With --hibernate, the machine hibernates instead of running the hog:
+ * the snapshot's own reclaim pushes W out to fit the image into
+ * image_size, the machine reboots (QEMU exits with -no-reboot), and the
+ * run goes on once a boot with resume= has restored it.
  *
  * One result line per run, "key=value" separated by spaces, so that the
  * benchmark script can tabulate runs made in the same boot.
@@ -44,7 +48,37 @@ struct options {
 	unsigned long job_mib;
 	int no_swapout;
 	int pageout;
+	long hibernate_mib;	/* image_size for --hibernate; -1: no */
 };
+
+/*
+ * Hibernate with an image of at most @image_mib MiB, and come back: the
+ * write to /sys/power/state returns once a later boot has resumed the
+ * image.  "reboot": without ACPI, "shutdown" halts and QEMU never exits.
+ * Returns 0 once resumed, -1 if the machine could not hibernate.
+ */
+static int hibernate(long image_mib)
+{
+	char size[32];
+	int err;
+
+	snprintf(size, sizeof(size), "%ld", image_mib << 20);
+	if (sp_write("/sys/power/image_size", size) ||
+	    sp_write("/sys/power/disk", "reboot")) {
+		fprintf(stderr, "no hibernation: /sys/power/image_size or disk\n");
+		return -1;
+	}
+	printf("hibernate: writing the image\n");
+	fflush(stdout);
+	err = sp_write("/sys/power/state", "disk");
+	if (err) {
+		fprintf(stderr, "hibernation failed: %s\n", strerror(-err));
+		return -1;
+	}
+	printf("hibernate: resumed\n");
+	fflush(stdout);
+	return 0;
+}
 
 /* What a process_madvise() daemon does: WILLNEED from outside. */
 static double peer_willneed(char *buf, size_t len)
@@ -219,7 +253,7 @@ static void print_help(const char *prog)
 	fprintf(stderr, "  [--peer none|willneed|swapoff|damon] [--swapdev dev]\n");
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
 	fprintf(stderr, "  [--background 'sp_noise arguments'] [--then-read dev:MiB]\n");
-	fprintf(stderr, "  [--job-reads dev:MiB]\n");
+	fprintf(stderr, "  [--job-reads dev:MiB] [--hibernate image-MiB]\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
@@ -239,6 +273,7 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "job-reads", required_argument, NULL, 'j' },
 		{ "no-swapout", no_argument, NULL, 'n' },
 		{ "pageout", no_argument, NULL, 'o' },
+		{ "hibernate", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -246,7 +281,7 @@ static void parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ws_mib = 64, .hog_mib = 200, .idle_s = 20,
 			       .peer = "none", .label = "run",
-			       .swapdev = "/dev/vda" };
+			       .swapdev = "/dev/vda", .hibernate_mib = -1 };
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
@@ -286,6 +321,11 @@ static void parse(int argc, char **argv, struct options *o)
 			break;
 		case 'o':
 			o->pageout = 1;
+			break;
+		case 'H':
+			o->hibernate_mib = strtol(optarg, NULL, 0);
+			if (o->hibernate_mib < 0)
+				print_help(argv[0]);
 			break;
 		default:
 			print_help(argv[0]);
@@ -328,6 +368,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		sleep(2);
+	} else if (o.hibernate_mib >= 0) {
+		if (hibernate(o.hibernate_mib))
+			return 2;
 	} else if (!o.no_swapout) {
 		pid_t job = o.job_dev ? start_reader(o.job_dev, o.job_mib) : 0;
 		int status = 0;
