@@ -84,6 +84,9 @@
 #include <kunit/visibility.h>
 
 #include "internal.h"
+#ifdef CONFIG_MEMCG
+#include "memcontrol-v1.h"	/* memcg_events() */
+#endif
 #include "swap.h"
 
 #define CREATE_TRACE_POINTS
@@ -1500,56 +1503,78 @@ swap_prefetch_activity_mask(const unsigned long *prev, const unsigned long *cur)
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_activity_mask);
 
-/* The slot of group @id in @w, or the one to reuse for it. */
-static struct swap_prefetch_group_seen *
-swap_prefetch_watch_slot(struct swap_prefetch_watch *w, unsigned short id)
+/* Is @g held, by a move of its pressure within @hold of @now? */
+static bool swap_prefetch_group_held(const struct swap_prefetch_group_seen *g,
+				     unsigned long now, unsigned long hold)
 {
-	struct swap_prefetch_group_seen *g, *oldest = &w->g[0];
+	return time_before(now, g->moved + hold);
+}
+
+/*
+ * The slot of group @id in @w, or one to reuse for it: a free one, or the
+ * one looked at least recently among those not held.  NULL if every slot
+ * holds a group that is held: forgetting one would let it be read at once.
+ */
+static struct swap_prefetch_group_seen *
+swap_prefetch_watch_slot(struct swap_prefetch_watch *w, unsigned short id,
+			 unsigned long now, unsigned long hold)
+{
+	struct swap_prefetch_group_seen *g, *reuse = NULL;
 
 	for (g = w->g; g < w->g + SWAP_PREFETCH_WATCHED_GROUPS; g++) {
 		if (g->used && g->id == id)
 			return g;
 		if (!g->used)
-			oldest = g;
-		else if (oldest->used && time_before(g->seen, oldest->seen))
-			oldest = g;
+			reuse = g;
+		else if (!swap_prefetch_group_held(g, now, hold) &&
+			 (!reuse || (reuse->used &&
+				     time_before(g->seen, reuse->seen))))
+			reuse = g;
 	}
-	return oldest;
+	return reuse;
 }
 
 /**
  * swap_prefetch_group_calm - has a group been free of memory pressure long enough?
  * @w: the groups kprefetchd watches
  * @id: the group's memory cgroup id
- * @stall: the group's PSI memory "some" stall total now, in ns
+ * @pressure: a count that grows with every sign of the group's memory
+ *	pressure (stall time, reclaim scans, major faults)
  * @now: jiffies
- * @delay: how long a group stays held after its stall moved
+ * @hold: how long a group stays held after its pressure was seen to move
  *
  * A group met for the first time, or again after its slot went to
  * another, has shown no pressure yet: there is nothing to compare its
- * stall with, and its room check (memory.high, memory.max) stands in
- * for its own limit's pressure.  The stall seen then is the baseline.
+ * count with, and its room check (memory.high, memory.max) stands in
+ * for its own limit's pressure.  The count seen then is the baseline.
+ * While every slot holds a held group, a new group is held too.
  *
- * Return: false if the group's stall moved within @delay of @now.
+ * Return: false if the group's pressure moved within @hold of @now.
  */
 VISIBLE_IF_KUNIT bool swap_prefetch_group_calm(struct swap_prefetch_watch *w,
-					       unsigned short id, u64 stall,
+					       unsigned short id, u64 pressure,
 					       unsigned long now,
-					       unsigned long delay)
+					       unsigned long hold)
 {
-	struct swap_prefetch_group_seen *g = swap_prefetch_watch_slot(w, id);
+	struct swap_prefetch_group_seen *g;
 
+	g = swap_prefetch_watch_slot(w, id, now, hold);
+	if (!g)
+		return false;
 	if (!g->used || g->id != id) {
 		g->used = true;
 		g->id = id;
-		g->stall = stall;
-		g->moved = now - delay;
-	} else if (g->stall != stall) {
-		g->stall = stall;
+		g->pressure = pressure;
+		g->moved = now - hold;
+	} else if (g->pressure != pressure) {
+		g->pressure = pressure;
 		g->moved = now;
+	} else if (!swap_prefetch_group_held(g, now, hold)) {
+		/* Kept within reach of @now: jiffies wrap. */
+		g->moved = now - hold;
 	}
 	g->seen = now;
-	return !time_before(now, g->moved + delay);
+	return !swap_prefetch_group_held(g, now, hold);
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_group_calm);
 
@@ -1958,7 +1983,7 @@ void swap_prefetch_forget_type(int type)
 
 /* The vm events kprefetchd reads: kprefetchd_sum_events() sums these. */
 static const enum vm_event_item kprefetchd_event_items[] = {
-	PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL,
+	PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL, PGMAJFAULT,
 	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE,
 	FOR_ALL_ZONES(ALLOCSTALL)
 };
@@ -2324,20 +2349,33 @@ enum kprefetchd_outcome {
 };
 
 /*
+ * How long a group stays held once its pressure moved: the delay, and
+ * longer than PSI and the memory cgroup statistics take to fold in what
+ * happened (every 2 s), so that a group under steady pressure is never
+ * seen calm between two folds.
+ */
+static unsigned long kprefetchd_group_hold(unsigned long delay)
+{
+	return max(delay, msecs_to_jiffies(SWAP_PREFETCH_GROUP_HOLD_MIN_MS));
+}
+
+/*
  * Without memory cgroups, the whole machine is the one group: its memory
- * pressure (/proc/pressure/memory) holds back every entry, and the round
- * stops at the first (an entry with no group, id 0, holds back all).
+ * stall (/proc/pressure/memory) and its major faults hold back every
+ * entry, and the round stops at the first (an entry with no group, id 0,
+ * holds back all).  Its reclaim holds everything back anyway.
  */
 static enum kprefetchd_outcome kprefetchd_machine_outcome(unsigned long delay)
 {
-	u64 stall = 0;
+	u64 pressure = kprefetchd_events[PGMAJFAULT];
 
 #ifdef CONFIG_PSI
 	if (!static_branch_likely(&psi_disabled))
-		stall = READ_ONCE(psi_system.total[PSI_AVGS][PSI_MEM_SOME]);
+		pressure += READ_ONCE(psi_system.total[PSI_AVGS][PSI_MEM_SOME]);
 #endif
-	return swap_prefetch_group_calm(&kprefetchd_watch, 0, stall, jiffies,
-					delay) ? KPREFETCHD_READ : KPREFETCHD_HELD;
+	return swap_prefetch_group_calm(&kprefetchd_watch, 0, pressure, jiffies,
+					kprefetchd_group_hold(delay)) ?
+	       KPREFETCHD_READ : KPREFETCHD_HELD;
 }
 
 #ifdef CONFIG_MEMCG
@@ -2372,37 +2410,44 @@ static bool kprefetchd_memcg_has_room(struct mem_cgroup *memcg)
 }
 
 /*
- * @memcg's PSI memory "some" stall so far, in ns: what its memory.pressure
- * shows, its ancestors' limits and the machine's reclaim included; the
- * root's is the machine's.  0 without PSI for groups.  Caller holds
- * rcu_read_lock(), which keeps an offlined group's PSI until it is freed.
+ * A count that grows with @memcg's memory pressure, its subgroups'
+ * included: the reclaim scans of its pages (its limits', its ancestors',
+ * the machine's, memory.reclaim's) and its major faults (a user back at
+ * the group's swapped-out pages), as of the last flush of the memcg
+ * statistics; and its PSI memory "some" stall in ns, what its
+ * memory.pressure shows (cgroup v2; the root's is the machine's).  Caller
+ * holds rcu_read_lock(), which keeps an offlined group's PSI until it is
+ * freed.
  */
-static u64 kprefetchd_memcg_stall_ns(struct mem_cgroup *memcg)
+static u64 kprefetchd_memcg_pressure(struct mem_cgroup *memcg)
 {
+	u64 pressure = memcg_events(memcg, PGSCAN_KSWAPD) +
+		       memcg_events(memcg, PGSCAN_DIRECT) +
+		       memcg_events(memcg, PGMAJFAULT);
 #ifdef CONFIG_PSI
 	struct psi_group *psi;
 
 	if (static_branch_likely(&psi_disabled))
-		return 0;
+		return pressure;
 	psi = cgroup_psi(memcg->css.cgroup);
 	if (psi)
-		return READ_ONCE(psi->total[PSI_AVGS][PSI_MEM_SOME]);
+		pressure += READ_ONCE(psi->total[PSI_AVGS][PSI_MEM_SOME]);
 #endif
-	return 0;
+	return pressure;
 }
 
 /*
- * Has @memcg (NULL: the root) been free of memory pressure for @delay?
- * Its own PSI, not the machine's: a container at its memory.high that
- * keeps swapping holds back its own entries, not another group's.
+ * Has @memcg (NULL: the root) been free of memory pressure for a while?
+ * Its own pressure, not the machine's: a container at its memory.high
+ * that keeps swapping holds back its own entries, not another group's.
  */
 static bool kprefetchd_memcg_calm(struct mem_cgroup *memcg, unsigned long delay)
 {
 	if (!memcg)
 		memcg = root_mem_cgroup;
 	return swap_prefetch_group_calm(&kprefetchd_watch, mem_cgroup_id(memcg),
-					kprefetchd_memcg_stall_ns(memcg),
-					jiffies, delay);
+					kprefetchd_memcg_pressure(memcg),
+					jiffies, kprefetchd_group_hold(delay));
 }
 
 /*
@@ -2745,6 +2790,8 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 
 	/* Each round looks again at the groups the last one found full. */
 	kprefetchd_held.nr = 0;
+	/* The groups' event counts, for their pressure: may sleep. */
+	mem_cgroup_flush_stats(NULL);
 	blk_start_plug(&plug);
 	for (i = 0; i < batch && stop == SWAP_PREFETCH_STOP_DONE;
 	     i += KPREFETCHD_SLICE) {

@@ -429,19 +429,23 @@ enum swap_prefetch_activity_item {
 
 /* How many memory cgroups kprefetchd keeps the pressure of. */
 #define SWAP_PREFETCH_WATCHED_GROUPS	16
+/* The least a group stays held after its pressure moved, in ms. */
+#define SWAP_PREFETCH_GROUP_HOLD_MIN_MS	3000
 
 /**
  * struct swap_prefetch_group_seen - one memory cgroup's pressure, last seen
  * @used: the slot holds a group
  * @id: the group's memory cgroup id; 0 for the whole machine without them
- * @stall: its PSI memory "some" stall total (memory.pressure), in ns
- * @moved: jiffies when @stall was last seen to move
+ * @pressure: a count that grows with its memory pressure: its PSI memory
+ *	"some" stall (memory.pressure) in ns, its reclaim scans and its
+ *	major faults
+ * @moved: jiffies of the look that saw @pressure move
  * @seen: jiffies of the last look, to pick a slot to reuse
  */
 struct swap_prefetch_group_seen {
 	bool used;
 	unsigned short id;
-	u64 stall;
+	u64 pressure;
 	unsigned long moved;
 	unsigned long seen;
 };
@@ -450,8 +454,8 @@ struct swap_prefetch_group_seen {
  * struct swap_prefetch_watch - the pressure of the groups kprefetchd reads for
  * @g: the groups, the least recently looked at reused first
  *
- * A group whose memory.pressure moved since kprefetchd last looked holds
- * back its own entries for a delay after the move, as the whole machine's
+ * A group whose pressure moved since kprefetchd last looked holds back its
+ * own entries for a while after that look, as the whole machine's
  * pressure holds back all of them; another group's pressure does not.
  */
 struct swap_prefetch_watch {
@@ -632,7 +636,7 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s);
 unsigned int swap_prefetch_activity_mask(const unsigned long *prev,
 					 const unsigned long *cur);
 bool swap_prefetch_group_calm(struct swap_prefetch_watch *w, unsigned short id,
-			      u64 stall, unsigned long now, unsigned long delay);
+			      u64 pressure, unsigned long now, unsigned long hold);
 void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);
 unsigned long swap_prefetch_recheck(enum swap_prefetch_verdict v,
 				    const struct swap_prefetch_tunables *t);

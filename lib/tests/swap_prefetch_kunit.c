@@ -2027,9 +2027,47 @@ static void swap_prefetch_test_group_calm_own_pressure(struct kunit *test)
 							       delay),
 				      "step %d", step);
 	}
-	/* Seen again with no move: calm, however long since. */
+	/* Seen again with no move: calm, however long since, wraps included. */
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, busy, 1000 + stall,
 							 now + 100000, delay));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, busy, 1000 + stall,
+							 now + ULONG_MAX / 2,
+							 delay));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, busy, 1000 + stall,
+							 now + ULONG_MAX - 10,
+							 delay));
+}
+
+/*
+ * A held group keeps its slot while more groups than there are slots pass
+ * and it is not looked at: forgotten, it would be read at its next look.
+ * While every slot holds a held group, a new group is held too.
+ */
+static void swap_prefetch_test_group_calm_held_kept(struct kunit *test)
+{
+	struct swap_prefetch_watch w = { };
+	const unsigned long delay = 500;
+	unsigned short id;
+
+	swap_prefetch_group_calm(&w, 1, 0, 1000, delay);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 1, 10, 1010, delay));
+	for (id = 2; id < 2 + 2 * SWAP_PREFETCH_WATCHED_GROUPS; id++)
+		KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, id, 100,
+								 1010 + id,
+								 delay));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 1, 10, 1100, delay));
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 1, 10, 1510, delay));
+
+	/* Every slot held: the next group cannot be watched, and waits. */
+	memset(&w, 0, sizeof(w));
+	for (id = 1; id <= SWAP_PREFETCH_WATCHED_GROUPS; id++) {
+		swap_prefetch_group_calm(&w, id, 0, 2000, delay);
+		KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, id, 1, 2001,
+								  delay));
+	}
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_group_calm(&w, 100, 0, 2002, delay));
+	/* Once their holds are over, it takes a slot, and is calm. */
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 100, 0, 2501, delay));
 }
 
 /*
@@ -2460,6 +2498,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_activity_mask),
 	KUNIT_CASE(swap_prefetch_test_group_calm_own_pressure),
 	KUNIT_CASE(swap_prefetch_test_group_calm_bounded),
+	KUNIT_CASE(swap_prefetch_test_group_calm_held_kept),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
 	KUNIT_CASE(swap_prefetch_test_pace_contention),

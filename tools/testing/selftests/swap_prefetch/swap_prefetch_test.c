@@ -32,6 +32,8 @@
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/swap_prefetch_test"
+/* A group held at its memory.high that keeps swapping (group_pressure). */
+#define CGROUP_SQUEEZED	CGROUP_ROOT "/swap_prefetch_squeezed"
 /*
  * Where the tests run between their own cgroups, so that a set can be
  * squeezed out of the group it is charged to (ws_swap_out()).
@@ -41,6 +43,8 @@
 static size_t ws_mib = 32, hog_mib;
 /* The spinners' loop adds to it, so that it is not optimised away. */
 volatile unsigned long spin_sink;
+/* Children a test leaves running until it ends: killed on any exit. */
+static pid_t spinners, squeezed;
 
 static const char * const tunables[] = {
 	"enabled", "delay_ms", "interval_ms", "batch_kb", "adaptive",
@@ -123,6 +127,13 @@ static void restore_tunables(void)
 			set_knob(tunables[i], saved[i]);
 	for (i = 0; i < ARRAY_SIZE(sysctls); i++)
 		restore_sysctl(i);
+	if (spinners > 0)
+		kill(-spinners, SIGKILL);
+	if (squeezed > 0) {
+		kill(squeezed, SIGKILL);
+		waitpid(squeezed, NULL, 0);
+	}
+	rmdir(CGROUP_SQUEEZED);
 	rmdir(CGROUP_TEST);
 	sp_write(CGROUP_ROOT "/cgroup.procs", "0");
 	rmdir(CGROUP_HOME);
@@ -635,12 +646,19 @@ static void test_backs_off(void)
 	ws_free(&w);
 }
 
-/* Spin on every online CPU until killed: a build that keeps them busy. */
+/*
+ * Spin on every CPU this process may run on until killed, as a build
+ * keeps them busy: a process group of one spinner per CPU, whose leader's
+ * pid is returned (-1 if fork() failed).
+ */
 static pid_t start_spinners(void)
 {
-	long i, cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	pid_t pid = fork();
+	cpu_set_t set;
+	pid_t pid;
+	int i, cpus;
 
+	cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+	pid = fork();
 	if (pid)
 		return pid;
 	setpgid(0, 0);
@@ -659,13 +677,20 @@ static void test_backs_off_cpu(void)
 	pid_t fg;
 	int s;
 
-	if (!swapped_out_or_skip(&w, 1, name))
+	if (!swapped_out_held_or_skip(&w, name))
 		return;
 	fg = start_spinners();
+	if (fg < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	spinners = fg;
+	/* The spinners are running before the delay is over. */
+	sleep(1);
+	set_knob("delay_ms", "1000");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	sleep(10);
 	during = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kill(-fg, SIGKILL);
+	spinners = 0;
 	after = read_after_stopping(fg, &w, &s);
 	ksft_print_msg("read %ld pages during 10 s of busy CPUs, %ld after (%d s)\n",
 		       during, after, s);
@@ -1685,8 +1710,6 @@ static int run_job_elsewhere(const char *max, size_t mib)
 	return WEXITSTATUS(status);
 }
 
-#define CGROUP_SQUEEZED	CGROUP_ROOT "/swap_prefetch_squeezed"
-
 /*
  * A container at its memory.high that keeps swapping: in a memory cgroup
  * of its own, held to @high bytes, it writes @mib_per_s MiB of new memory
@@ -1698,15 +1721,21 @@ static pid_t start_squeezed_group(const char *high, unsigned int mib_per_s)
 	pid_t pid;
 
 	if (sp_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory") ||
-	    (mkdir(CGROUP_SQUEEZED, 0755) && errno != EEXIST) ||
-	    sp_write(CGROUP_SQUEEZED "/memory.high", high))
+	    (mkdir(CGROUP_SQUEEZED, 0755) && errno != EEXIST))
 		return -1;
+	if (sp_write(CGROUP_SQUEEZED "/memory.high", high)) {
+		rmdir(CGROUP_SQUEEZED);
+		return -1;
+	}
 	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (!pid) {
 		if (cgroup_enter(CGROUP_SQUEEZED "/cgroup.procs"))
 			_exit(2);
 		grow(mib_per_s, 600);
 	}
+	squeezed = pid;
 	return pid;
 }
 
@@ -1746,6 +1775,7 @@ static void test_group_pressure(void)
 	read = sp_vmstat("swap_prefetch_read_pages") - read0;
 	kill(job, SIGKILL);
 	waitpid(job, NULL, 0);
+	squeezed = 0;
 	rmdir(CGROUP_SQUEEZED);
 	span = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 	/* pswpout counts pages. */
