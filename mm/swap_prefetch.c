@@ -68,6 +68,7 @@
 #include <linux/part_stat.h>
 #include <linux/percpu_counter.h>
 #include <linux/psi.h>
+#include <linux/sched/cputime.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -83,10 +84,10 @@
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 
-#include "internal.h"
 #ifdef CONFIG_MEMCG
 #include "memcontrol-v1.h"	/* memcg_events() */
 #endif
+#include "internal.h"
 #include "swap.h"
 
 #define CREATE_TRACE_POINTS
@@ -2208,7 +2209,6 @@ static void kprefetchd_swap_disk_stat(unsigned long *sectors,
 	}
 }
 
-/* Start a window of the swap disks' I/O now, with no contention known. */
 /* Sectors kprefetchd has read so far. */
 static unsigned long kprefetchd_own_sectors(void)
 {
@@ -2226,6 +2226,7 @@ static void kprefetchd_swap_io_start(unsigned long now, unsigned long sectors,
 	kprefetchd_io.contended = contended;
 }
 
+/* Start a window of the swap disks' I/O now, with no contention known. */
 static void kprefetchd_swap_io_reset(void)
 {
 	unsigned long sectors, ticks;
@@ -2267,11 +2268,14 @@ static bool kprefetchd_swap_io_contended(void)
 }
 
 /*
- * Time the online CPUs spent running tasks so far, user and system, in
- * ns.  Interrupts are left out: while kprefetchd reads at the disk's
- * speed, the completions of its own reads are most of them, and counted
- * as others' time they made a 2 GiB guest skip a round after every
- * 0.2 s of reading (a foreground's work is a task's).
+ * Time the CPUs spent running tasks so far, user and system, in ns, as
+ * the tick samples it.  Interrupts and softirqs are left out: while
+ * kprefetchd reads at the disk's speed, the completions of its own reads
+ * are most of them, and counted as others' time they made a 2 GiB guest
+ * skip a round after every 0.2-1 s of reading (a foreground's work is a
+ * task's; a kworker that decrypts kprefetchd's reads still counts).
+ * Offline CPUs too: their counts stand still, and a CPU that comes
+ * online adds nothing it did not spend since.
  */
 static u64 kprefetchd_cpu_task_ns(void)
 {
@@ -2279,7 +2283,7 @@ static u64 kprefetchd_cpu_task_ns(void)
 	u64 sum = 0;
 	int cpu;
 
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {
 		kcpustat_cpu_fetch(&kcs, cpu);
 		sum += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
 		       kcs.cpustat[CPUTIME_SYSTEM];
@@ -2289,18 +2293,18 @@ static u64 kprefetchd_cpu_task_ns(void)
 
 static bool kprefetchd_cpu_busy(void)
 {
-	u64 now = ktime_get_ns(), tasks, own, span;
+	u64 now = ktime_get_ns(), tasks, own, own_user, own_system, span;
 
 	span = now - kprefetchd_cpu_at;
 	if (span < NSEC_PER_SEC / 10)
 		return kprefetchd_cpu_was_busy;
 	tasks = kprefetchd_cpu_task_ns();
-	own = current->se.sum_exec_runtime;
+	/* Sampled as the CPUs' times are, not the scheduler's exact sum. */
+	task_cputime(current, &own_user, &own_system);
+	own = own_user + own_system;
 	span *= num_online_cpus();
 	if (kprefetchd_cpu_at) {
-		/* A CPU gone offline takes its time out of the sum. */
-		u64 used = tasks > kprefetchd_cpu_tasks ?
-			   tasks - kprefetchd_cpu_tasks : 0;
+		u64 used = tasks - kprefetchd_cpu_tasks;
 
 		used -= min(used, own - kprefetchd_cpu_own);
 		kprefetchd_cpu_was_busy = swap_prefetch_cpu_busy(used, span);

@@ -403,7 +403,7 @@ enum swap_prefetch_verdict {
 enum swap_prefetch_stop {
 	SWAP_PREFETCH_STOP_DONE,	/* read its whole batch */
 	SWAP_PREFETCH_STOP_EMPTY,	/* nothing left to read */
-	SWAP_PREFETCH_STOP_LOW_FREE,	/* what is left lacks room: node, group */
+	SWAP_PREFETCH_STOP_LOW_FREE,	/* the rest is held: node, group */
 	SWAP_PREFETCH_STOP_BUSY,	/* foreground activity started */
 	SWAP_PREFETCH_STOP_NOMEM,	/* no folio though its node had room */
 	SWAP_PREFETCH_STOP_EXIT,	/* kprefetchd is stopping */
@@ -411,9 +411,10 @@ enum swap_prefetch_stop {
 
 /*
  * Signs of memory pressure on the whole machine whose change between two
- * checks means "not idle": global reclaim and what follows it.  A memory
- * cgroup's own reclaim, at its memory.high or memory.max, is not among
- * them (6.12 counts it in the group's events only), nor is swap-out or
+ * checks means "not idle": global reclaim and what follows it, and any
+ * OOM kill (6.12 counts a memory cgroup's too).  A memory cgroup's own
+ * reclaim, at its memory.high or memory.max, is not among them (6.12
+ * counts it in the group's events only), nor are swap-out, swap-in and
  * PSI: they are the owner group's pressure, which holds back that group's
  * entries only (struct swap_prefetch_watch).  Allocations and file faults
  * are not among them either: churn that frees what it takes leaves free
