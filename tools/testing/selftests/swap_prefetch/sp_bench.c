@@ -57,7 +57,7 @@ struct options {
  * image.  "reboot": without ACPI, "shutdown" halts and QEMU never exits.
  * Returns 0 once resumed, -1 if the machine could not hibernate.
  */
-static int hibernate(long image_mib)
+static int hibernate_and_resume(long image_mib)
 {
 	char size[32];
 	int err;
@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 		}
 		sleep(2);
 	} else if (o.hibernate_mib >= 0) {
-		if (hibernate(o.hibernate_mib))
+		if (hibernate_and_resume(o.hibernate_mib))
 			return 2;
 	} else if (!o.no_swapout) {
 		pid_t job = o.job_dev ? start_reader(o.job_dev, o.job_mib) : 0;

@@ -42,7 +42,7 @@
 
 static size_t ws_mib = 32, hog_mib;
 /* The spinners' loop adds to it, so that it is not optimised away. */
-volatile unsigned long spin_sink;
+unsigned long spin_sink;
 /* Children a test leaves running until it ends: killed on any exit. */
 static pid_t spinners, squeezed;
 
