@@ -1438,6 +1438,21 @@ static bool read_tracked(long *entries, long *chunks, long *max_chunks)
 	return found == 2;
 }
 
+/* Nodes with memory or CPUs online: 1 without NUMA. */
+static long count_nodes_online(void)
+{
+	long nodes = 0;
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *e;
+
+	if (!d)
+		return 1;
+	while ((e = readdir(d)))
+		nodes += !strncmp(e->d_name, "node", 4) && isdigit(e->d_name[4]);
+	closedir(d);
+	return nodes ? nodes : 1;
+}
+
 /*
  * The tracker holds memory only while entries wait to be read: none when
  * switched off, about 4 bytes an entry while a set is out, none again
@@ -1480,9 +1495,13 @@ static void test_tracking_memory(void)
 		       entries ? (double)chunks * page / entries : 0.0);
 	ksft_print_msg("cap: %ld chunks, %.3f%% of RAM\n", max_chunks,
 		       100.0 * max_chunks * page / (sp_meminfo("MemTotal") << 10));
-	/* Full chunks, and at most one open chunk per CPU and device. */
+	/*
+	 * Full chunks of page / 4 - 16 entries, and at most two open ones
+	 * per CPU and node (for the last two groups recorded there).
+	 */
 	ok = !off_chunks && entries >= (long)w.pages / 2 && chunks > 0 &&
-	     chunks <= entries / (page / 4 - 16) + 2 * cpus &&
+	     chunks <= (entries + page / 4 - 17) / (page / 4 - 16) +
+		       2 * cpus * count_nodes_online() &&
 	     chunks <= max_chunks;
 	set_knob("delay_ms", "1000");
 	s = wait_resident(&w, 100, 60);
