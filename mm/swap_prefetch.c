@@ -131,7 +131,7 @@ static unsigned long kprefetchd_freed;
 static nodemask_t kprefetchd_room;
 /* The memory cgroups this round found without room. */
 static struct swap_prefetch_groups kprefetchd_held;
-/* The memory pressure of the groups kprefetchd read for lately. */
+/* The memory pressure of the groups kprefetchd looked at lately. */
 static struct swap_prefetch_watch kprefetchd_watch;
 /* Pages kprefetchd read itself: not foreground swap-in or allocation. */
 static unsigned long kprefetchd_own_reads;
@@ -2291,6 +2291,10 @@ static u64 kprefetchd_cpu_task_ns(void)
 	return sum;
 }
 
+/*
+ * Did others keep the CPUs busy since the last sample?  Samples closer
+ * than a tenth of a second apart say little: the last answer stands.
+ */
 static bool kprefetchd_cpu_busy(void)
 {
 	u64 now = ktime_get_ns(), tasks, own, own_user, own_system, span;
@@ -2364,6 +2368,29 @@ static unsigned long kprefetchd_group_hold(unsigned long delay)
 }
 
 /*
+ * The PSI memory "some" stall of @memcg (NULL: the machine) so far, in
+ * ns: what its memory.pressure shows (cgroup v2; the root's is the
+ * machine's).  0 without PSI.  A caller with a group holds
+ * rcu_read_lock(), which keeps an offlined group's PSI until it is freed.
+ */
+static u64 kprefetchd_stall_ns(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_PSI
+	struct psi_group *psi = &psi_system;
+
+	if (static_branch_likely(&psi_disabled))
+		return 0;
+#ifdef CONFIG_MEMCG
+	if (memcg)
+		psi = cgroup_psi(memcg->css.cgroup);
+#endif
+	if (psi)
+		return READ_ONCE(psi->total[PSI_AVGS][PSI_MEM_SOME]);
+#endif
+	return 0;
+}
+
+/*
  * Without memory cgroups, the whole machine is the one group: its memory
  * stall (/proc/pressure/memory) and its major faults hold back every
  * entry, and the round stops at the first (an entry with no group, id 0,
@@ -2371,12 +2398,9 @@ static unsigned long kprefetchd_group_hold(unsigned long delay)
  */
 static enum kprefetchd_outcome kprefetchd_machine_outcome(unsigned long delay)
 {
-	u64 pressure = kprefetchd_events[PGMAJFAULT];
+	u64 pressure = kprefetchd_events[PGMAJFAULT] +
+		       kprefetchd_stall_ns(NULL);
 
-#ifdef CONFIG_PSI
-	if (!static_branch_likely(&psi_disabled))
-		pressure += READ_ONCE(psi_system.total[PSI_AVGS][PSI_MEM_SOME]);
-#endif
 	return swap_prefetch_group_calm(&kprefetchd_watch, 0, pressure, jiffies,
 					kprefetchd_group_hold(delay)) ?
 	       KPREFETCHD_READ : KPREFETCHD_HELD;
@@ -2418,26 +2442,14 @@ static bool kprefetchd_memcg_has_room(struct mem_cgroup *memcg)
  * included: the reclaim scans of its pages (its limits', its ancestors',
  * the machine's, memory.reclaim's) and its major faults (a user back at
  * the group's swapped-out pages), as of the last flush of the memcg
- * statistics; and its PSI memory "some" stall in ns, what its
- * memory.pressure shows (cgroup v2; the root's is the machine's).  Caller
- * holds rcu_read_lock(), which keeps an offlined group's PSI until it is
- * freed.
+ * statistics; and its PSI memory stall.  Caller holds rcu_read_lock().
  */
 static u64 kprefetchd_memcg_pressure(struct mem_cgroup *memcg)
 {
-	u64 pressure = memcg_events(memcg, PGSCAN_KSWAPD) +
-		       memcg_events(memcg, PGSCAN_DIRECT) +
-		       memcg_events(memcg, PGMAJFAULT);
-#ifdef CONFIG_PSI
-	struct psi_group *psi;
-
-	if (static_branch_likely(&psi_disabled))
-		return pressure;
-	psi = cgroup_psi(memcg->css.cgroup);
-	if (psi)
-		pressure += READ_ONCE(psi->total[PSI_AVGS][PSI_MEM_SOME]);
-#endif
-	return pressure;
+	return memcg_events(memcg, PGSCAN_KSWAPD) +
+	       memcg_events(memcg, PGSCAN_DIRECT) +
+	       memcg_events(memcg, PGMAJFAULT) +
+	       kprefetchd_stall_ns(memcg);
 }
 
 /*
