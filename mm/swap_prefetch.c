@@ -148,6 +148,12 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_tasks, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
+/* Use-once page cache for swapped-out pages; see kprefetchd_file_reused(). */
+static struct swap_prefetch_exchange kprefetchd_exchange;
+static struct {
+	unsigned long refaults;
+	unsigned long active;
+} kprefetchd_file;
 /* Bit 0: a knob changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
@@ -1469,7 +1475,8 @@ swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 		return SWAP_PREFETCH_LAPTOP_MODE;
 	if (s->swap_full)
 		return SWAP_PREFETCH_SWAP_FULL;
-	if (swap_prefetch_no_node_has_room(s->nodes_short, s->nr_nodes))
+	if (swap_prefetch_no_node_has_room(s->nodes_short, s->nr_nodes) &&
+	    !s->exchange)
 		return SWAP_PREFETCH_LOW_FREE;
 	if (s->swap_contended)
 		return SWAP_PREFETCH_SWAP_IO;
@@ -1578,6 +1585,86 @@ VISIBLE_IF_KUNIT bool swap_prefetch_group_calm(struct swap_prefetch_watch *w,
 	return !swap_prefetch_group_held(g, now, hold);
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_group_calm);
+
+/**
+ * swap_prefetch_exchange_look - note what reclaim did since the last look
+ * @x: the exchange
+ * @now: the counts now
+ *
+ * When pages begin to go out to swap again, the reads since the last
+ * swap-out are judged: if they took room of page cache and fewer than
+ * half were used by now, no exchange until the swap-out after; otherwise,
+ * and after such a pause, it may again.  When anonymous memory went out
+ * faster than page cache was reclaimed, a job needed memory: the page cache
+ * that may make room is what came in after that.
+ */
+VISIBLE_IF_KUNIT void
+swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
+			    const struct swap_prefetch_exchange_counts *now)
+{
+	unsigned long recorded = now->recorded - x->seen.recorded;
+	unsigned long stolen = now->stolen - x->seen.stolen;
+
+	if (recorded && !x->swapping) {
+		x->stopped = x->exchanged &&
+			     (now->used - x->base.used) * 2 < x->read;
+		x->read = 0;
+		x->exchanged = 0;
+		x->base.used = now->used;
+	}
+	x->swapping = recorded;
+	if (recorded && recorded >= stolen) {
+		x->base.recorded = now->recorded;
+		x->base.stolen = now->stolen;
+		x->base.refaulted = now->refaulted;
+	}
+	x->seen = *now;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
+
+/**
+ * swap_prefetch_exchange_account - count a round's reads
+ * @x: the exchange
+ * @read: pages the round read
+ * @exchanged: of those, pages read into room made by dropping page cache
+ */
+VISIBLE_IF_KUNIT void
+swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
+			       unsigned long read, unsigned long exchanged)
+{
+	x->read += read;
+	x->exchanged += exchanged;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
+
+/**
+ * swap_prefetch_exchange_streamed - is the oldest page cache a stream's?
+ * @x: the exchange, as of the last look
+ * @inactive: pages on the inactive file lists now
+ *
+ * Since anonymous memory last went out to swap faster than page cache was
+ * reclaimed, did reclaim take more file pages than the inactive file lists
+ * hold, with fewer than one in eight coming back?  Then the page cache
+ * turned over after the job that swapped was done, and nothing it evicted
+ * was read again: a backup or an indexer that read more than memory holds.
+ * A job that reads again a set that fits has evicted less (the page cache
+ * that was there before it), and keeps its cache; one whose set does not
+ * fit finds its oldest pages evicted by the time it gets back to them,
+ * with or without prefetch.  MGLRU swaps some anonymous memory out while a
+ * stream goes by; that does not start the count again.
+ *
+ * Return: true if such page cache may make room for swapped-out pages.
+ */
+VISIBLE_IF_KUNIT bool
+swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
+				unsigned long inactive)
+{
+	unsigned long taken = x->seen.stolen - x->base.stolen;
+
+	return taken && taken >= inactive &&
+	       (x->seen.refaulted - x->base.refaulted) * 8 < taken;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_streamed);
 
 /**
  * swap_prefetch_mark_busy - note VM activity for the next round
@@ -1985,7 +2072,8 @@ void swap_prefetch_forget_type(int type)
 /* The vm events kprefetchd reads: kprefetchd_sum_events() sums these. */
 static const enum vm_event_item kprefetchd_event_items[] = {
 	PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL, PGMAJFAULT,
-	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE,
+	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE, SWAP_PREFETCH_USED_PAGES,
+	SWAP_PREFETCH_RECORDED_PAGES,
 	FOR_ALL_ZONES(ALLOCSTALL)
 };
 
@@ -2328,6 +2416,64 @@ static unsigned long kprefetchd_unused_pages(void)
 	return percpu_counter_read_positive(&swap_prefetch_nr_unused);
 }
 
+/*
+ * Did the page cache show itself a working set since the last look?  File
+ * pages refaulted, or were activated by a second access (classic LRU;
+ * under MGLRU, such pages keep their generation with a higher tier, which
+ * reclaim_use_once_file() finds).  Counters folded in per CPU may move by
+ * a few pages without an activation: SWAP_CLUSTER_MAX of them are slack.
+ */
+static bool kprefetchd_file_reused(void)
+{
+	unsigned long refaults = global_node_page_state(WORKINGSET_REFAULT_FILE);
+	unsigned long active = global_node_page_state(NR_ACTIVE_FILE);
+	bool reused = refaults != kprefetchd_file.refaults ||
+		      active > kprefetchd_file.active + SWAP_CLUSTER_MAX;
+
+	kprefetchd_file.refaults = refaults;
+	kprefetchd_file.active = active;
+	return reused;
+}
+
+static bool kprefetchd_may_exchange(void)
+{
+	return !kprefetchd_exchange.stopped;
+}
+
+/* Has node @nid old file pages that reclaim_use_once_file() may look at? */
+static bool kprefetchd_node_can_exchange(int nid)
+{
+	return node_page_state(NODE_DATA(nid), NR_INACTIVE_FILE) >=
+	       SWAP_CLUSTER_MAX;
+}
+
+/*
+ * May a round with no node that has room make room of page cache?  Takes
+ * the look for the exchange; reads the vm events summed just before.
+ */
+static bool kprefetchd_exchange_possible(void)
+{
+	struct swap_prefetch_exchange_counts now = {
+		.recorded = kprefetchd_events[SWAP_PREFETCH_RECORDED_PAGES],
+		.stolen = kprefetchd_events[PGSTEAL_FILE],
+		.refaulted = global_node_page_state(WORKINGSET_REFAULT_FILE),
+		.used = kprefetchd_events[SWAP_PREFETCH_USED_PAGES],
+	};
+	int nid;
+
+	swap_prefetch_exchange_look(&kprefetchd_exchange, &now);
+	if (kprefetchd_file_reused())
+		kprefetchd_exchange.stopped = true;
+	if (!kprefetchd_may_exchange() ||
+	    !swap_prefetch_exchange_streamed(&kprefetchd_exchange,
+					     global_node_page_state(NR_INACTIVE_FILE)))
+		return false;
+	for_each_node_state(nid, N_MEMORY)
+		if (kprefetchd_node_can_exchange(nid))
+			return true;
+	return false;
+}
+
 static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 				     const struct swap_prefetch_tunables *t)
 {
@@ -2345,6 +2491,7 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 		  global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
 	s->prefetched = kprefetchd_unused_pages();
 	s->swap_full = vm_swap_full();
+	s->exchange = kprefetchd_exchange_possible();
 }
 
 enum kprefetchd_outcome {
@@ -2709,36 +2856,36 @@ static int swap_prefetch_candidate_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* What a round read, and the swap read plug its reads share. */
+struct kprefetchd_round {
+	unsigned int nr_read;
+	unsigned int nr_skipped;
+	unsigned int nr_exchanged;
+	unsigned long nr_stale;
+	struct swap_iocb *splug;
+};
+
 /*
- * Read one slice of the newest entries of the nodes with room into
- * kprefetchd_folios[] from @nr_read on; returns why it stopped early, or
- * %SWAP_PREFETCH_STOP_DONE.
+ * Read the @nr entries popped into kprefetchd_batch[] into
+ * kprefetchd_folios[]; returns why it stopped early, or
+ * %SWAP_PREFETCH_STOP_DONE.  Entries of groups without room, and those
+ * after a failed allocation, go back to the tracker.
  */
 static enum swap_prefetch_stop
-kprefetchd_read_slice(unsigned int want, bool nodes_short,
-		      unsigned long delay, unsigned int *nr_read,
-		      unsigned long *nr_stale, unsigned int *nr_skipped,
-		      struct swap_iocb **splug)
+kprefetchd_read_popped(unsigned int nr, unsigned long delay,
+		       struct kprefetchd_round *r)
 {
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
 	enum kprefetchd_outcome outcome;
-	unsigned int i, nr, nr_held = 0;
+	unsigned int i, nr_held = 0;
 
-	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
-				       want, &kprefetchd_room, &kprefetchd_held,
-				       nr_stale);
-	/* What is left belongs to nodes or groups without room: wait. */
-	if (nr < want)
-		stop = (nodes_short || kprefetchd_held.nr) &&
-		       atomic_long_read(&swap_prefetch_global.nr_chunks) ?
-		       SWAP_PREFETCH_STOP_LOW_FREE : SWAP_PREFETCH_STOP_EMPTY;
 	/* Seek order on rotating disks. */
 	sort(kprefetchd_batch, nr, sizeof(kprefetchd_batch[0]),
 	     swap_prefetch_candidate_cmp, NULL);
 	for (i = 0; i < nr; i++) {
 		outcome = kprefetchd_read_one(&kprefetchd_batch[i], delay,
-					      splug,
-					      &kprefetchd_folios[*nr_read]);
+					      &r->splug,
+					      &kprefetchd_folios[r->nr_read]);
 		if (outcome == KPREFETCHD_HELD) {
 			/* Its group's later entries stay where they are. */
 			swap_prefetch_groups_add(&kprefetchd_held,
@@ -2749,17 +2896,123 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 		if (outcome == KPREFETCHD_FAILED) {
 			/* The rest is still the newest: the next round's. */
 			kprefetchd_put_back(kprefetchd_batch + i, nr - i,
-					    nr_stale);
+					    &r->nr_stale);
 			stop = SWAP_PREFETCH_STOP_NOMEM;
 			break;
 		}
-		*nr_read += outcome == KPREFETCHD_READ;
+		r->nr_read += outcome == KPREFETCHD_READ;
 		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
-		*nr_stale += outcome == KPREFETCHD_STALE;
-		*nr_skipped += outcome == KPREFETCHD_SKIPPED;
+		r->nr_stale += outcome == KPREFETCHD_STALE;
+		r->nr_skipped += outcome == KPREFETCHD_SKIPPED;
 	}
-	kprefetchd_put_back(kprefetchd_batch, nr_held, nr_stale);
+	kprefetchd_put_back(kprefetchd_batch, nr_held, &r->nr_stale);
 	return stop;
+}
+
+/*
+ * Read one slice of the newest entries of the nodes with room; returns
+ * why it stopped early, or %SWAP_PREFETCH_STOP_DONE.
+ */
+static enum swap_prefetch_stop
+kprefetchd_read_slice(unsigned int want, bool nodes_short,
+		      unsigned long delay, struct kprefetchd_round *r)
+{
+	enum swap_prefetch_stop stop;
+	unsigned int nr;
+
+	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
+				       want, &kprefetchd_room, &kprefetchd_held,
+				       &r->nr_stale);
+	stop = kprefetchd_read_popped(nr, delay, r);
+	/* What is left belongs to nodes or groups without room: wait. */
+	if (nr < want && stop == SWAP_PREFETCH_STOP_DONE)
+		stop = (nodes_short || kprefetchd_held.nr) &&
+		       atomic_long_read(&swap_prefetch_global.nr_chunks) ?
+		       SWAP_PREFETCH_STOP_LOW_FREE : SWAP_PREFETCH_STOP_EMPTY;
+	return stop;
+}
+
+/*
+ * How far node @nid's zones are below their high watermarks, up to @max
+ * pages.  Reclaim stopped there, and others' allocations wake kswapd
+ * below the low one: an exchange that only matched its reads would drift
+ * down with every allocation the reads make, and show as pressure.
+ */
+static unsigned long kprefetchd_node_deficit(int nid, unsigned long max)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long deficit = 0, free, high;
+	int zid;
+
+	for (zid = 0; zid < MAX_NR_ZONES; zid++) {
+		struct zone *zone = &pgdat->node_zones[zid];
+
+		if (!populated_zone(zone) || !managed_zone(zone))
+			continue;
+		free = zone_page_state(zone, NR_FREE_PAGES);
+		high = high_wmark_pages(zone);
+		if (free < high)
+			deficit += high - free;
+	}
+	return min(deficit, max);
+}
+
+/*
+ * Read up to @want of node @nid's newest entries into the room of as much
+ * use-once page cache of that node, dropped first: an exchange, page for
+ * page, and as much more as the node lacks to its high watermarks.
+ */
+static enum swap_prefetch_stop
+kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
+			 struct kprefetchd_round *r)
+{
+	nodemask_t node = nodemask_of_node(nid);
+	unsigned long dropped = 0, reused = 0;
+	enum swap_prefetch_stop stop;
+	unsigned int nr, room;
+
+	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
+				       want, &node, &kprefetchd_held,
+				       &r->nr_stale);
+	if (nr)
+		dropped = reclaim_use_once_file(NODE_DATA(nid),
+						nr + kprefetchd_node_deficit(nid, nr),
+						&reused);
+	trace_swap_prefetch_exchange(nid, nr, dropped, reused);
+	/* MGLRU: the oldest generation holds pages used again. */
+	if (reused)
+		kprefetchd_exchange.stopped = true;
+	r->nr_exchanged += dropped;
+	room = min_t(unsigned long, dropped, nr);
+	kprefetchd_put_back(kprefetchd_batch + room, nr - room, &r->nr_stale);
+	stop = kprefetchd_read_popped(room, delay, r);
+	if (stop == SWAP_PREFETCH_STOP_DONE && room < want)
+		stop = SWAP_PREFETCH_STOP_LOW_FREE;
+	return stop;
+}
+
+/* An exchange slice on every node, none of which has room. */
+static enum swap_prefetch_stop
+kprefetchd_exchange_slice(unsigned int want, unsigned long delay,
+			  struct kprefetchd_round *r)
+{
+	enum swap_prefetch_stop stop, ret = SWAP_PREFETCH_STOP_LOW_FREE;
+	unsigned int start = r->nr_read;
+	int nid;
+
+	for_each_node_state(nid, N_MEMORY) {
+		if (r->nr_read - start >= want)
+			break;
+		if (!kprefetchd_node_can_exchange(nid))
+			continue;
+		stop = kprefetchd_exchange_node(nid, want - (r->nr_read - start),
+						delay, r);
+		if (stop == SWAP_PREFETCH_STOP_DONE)
+			ret = stop;
+		else if (stop != SWAP_PREFETCH_STOP_LOW_FREE)
+			return stop;
+	}
+	return ret;
 }
 
 /*
@@ -2794,14 +3047,16 @@ static void kprefetchd_finish_reads(struct folio **folios, unsigned int nr)
 		folio_put(folios[i]);
 }
 
-/* Read up to @batch of the newest entries; returns the pages read. */
+/*
+ * Read up to @batch of the newest entries; returns the pages read.  With
+ * no node that has room, and the page cache used once, make room first.
+ */
 static unsigned int kprefetchd_read_batch(unsigned int batch,
 					  const struct swap_prefetch_tunables *t)
 {
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
-	unsigned int i, nr_read = 0, nr_skipped = 0, nodes_short;
-	struct swap_iocb *splug = NULL;
-	unsigned long nr_stale = 0;
+	struct kprefetchd_round r = {};
+	unsigned int i, nodes_short, want;
 	struct blk_plug plug;
 
 	/* Each round looks again at the groups the last one found full. */
@@ -2811,13 +3066,6 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	blk_start_plug(&plug);
 	for (i = 0; i < batch && stop == SWAP_PREFETCH_STOP_DONE;
 	     i += KPREFETCHD_SLICE) {
-		/* Watermarks may have moved since the round began. */
-		nodes_short = kprefetchd_nodes_short(&kprefetchd_room);
-		if (swap_prefetch_no_node_has_room(nodes_short,
-						   num_node_state(N_MEMORY))) {
-			stop = SWAP_PREFETCH_STOP_LOW_FREE;
-			break;
-		}
 		if (kthread_should_stop()) {
 			stop = SWAP_PREFETCH_STOP_EXIT;
 			break;
@@ -2827,19 +3075,31 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 			stop = SWAP_PREFETCH_STOP_BUSY;
 			break;
 		}
-		stop = kprefetchd_read_slice(min(batch - i, KPREFETCHD_SLICE),
-					     nodes_short, t->delay, &nr_read,
-					     &nr_stale, &nr_skipped, &splug);
+		want = min(batch - i, KPREFETCHD_SLICE);
+		/* Watermarks may have moved since the round began. */
+		nodes_short = kprefetchd_nodes_short(&kprefetchd_room);
+		if (!swap_prefetch_no_node_has_room(nodes_short,
+						    num_node_state(N_MEMORY)))
+			stop = kprefetchd_read_slice(want, nodes_short,
+						     t->delay, &r);
+		else if (kprefetchd_may_exchange())
+			stop = kprefetchd_exchange_slice(want, t->delay, &r);
+		else
+			stop = SWAP_PREFETCH_STOP_LOW_FREE;
 	}
 	blk_finish_plug(&plug);
-	swap_read_unplug(splug);
+	swap_read_unplug(r.splug);
 	/* Make the new folios visible to reclaim on the inactive LRU now. */
 	lru_add_drain();
 
-	count_vm_events(SWAP_PREFETCH_READ_PAGES, nr_read);
-	count_vm_events(SWAP_PREFETCH_STALE_PAGES, nr_stale);
-	count_vm_events(SWAP_PREFETCH_SKIPPED_PAGES, nr_skipped);
-	trace_swap_prefetch_round(batch, nr_read, nr_stale, nr_skipped, stop,
+	count_vm_events(SWAP_PREFETCH_READ_PAGES, r.nr_read);
+	count_vm_events(SWAP_PREFETCH_STALE_PAGES, r.nr_stale);
+	count_vm_events(SWAP_PREFETCH_SKIPPED_PAGES, r.nr_skipped);
+	count_vm_events(SWAP_PREFETCH_EXCHANGED_PAGES, r.nr_exchanged);
+	swap_prefetch_exchange_account(&kprefetchd_exchange, r.nr_read,
+				       r.nr_exchanged);
+	trace_swap_prefetch_round(batch, r.nr_read, r.nr_stale, r.nr_skipped,
+				  stop,
 				  atomic_long_read(&swap_prefetch_global.nr_chunks),
 				  kprefetchd_unused_pages());
 	swap_prefetch_round_done(&kprefetchd_pacer, stop, jiffies, t);
@@ -2849,9 +3109,9 @@ static unsigned int kprefetchd_read_batch(unsigned int batch,
 	 * most one batch is ever queued ahead of a returning user's faults,
 	 * and the rate follows what the device really delivers.
 	 */
-	kprefetchd_finish_reads(kprefetchd_folios, nr_read);
+	kprefetchd_finish_reads(kprefetchd_folios, r.nr_read);
 	lru_add_drain();
-	return nr_read;
+	return r.nr_read;
 }
 
 static void kprefetchd_read_tunables(struct swap_prefetch_tunables *t)
@@ -2929,8 +3189,9 @@ static void kprefetchd_do_round(void)
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		/* A busy CPU or a short node leaves the tracker as it was. */
-		if (swap_prefetch_restarts_delay(verdict))
+		if (swap_prefetch_restarts_delay(verdict)) {
 			kprefetchd_sifted = false;
+		}
 		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),

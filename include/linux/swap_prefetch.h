@@ -379,6 +379,7 @@ struct swap_prefetch_snapshot {
 	unsigned long prefetched;
 	unsigned long totalram;
 	bool swap_full;
+	bool exchange;
 };
 
 /*
@@ -461,6 +462,49 @@ struct swap_prefetch_group_seen {
  */
 struct swap_prefetch_watch {
 	struct swap_prefetch_group_seen g[SWAP_PREFETCH_WATCHED_GROUPS];
+};
+
+/**
+ * struct swap_prefetch_exchange_counts - what reclaim did, free-running
+ * @recorded: pages recorded as they went out to swap
+ * @stolen: file pages reclaimed
+ * @refaulted: file pages refaulted
+ * @used: prefetched pages used
+ */
+struct swap_prefetch_exchange_counts {
+	unsigned long recorded;
+	unsigned long stolen;
+	unsigned long refaulted;
+	unsigned long used;
+};
+
+/**
+ * struct swap_prefetch_exchange - may use-once page cache make room?
+ * @seen: the counts at the last look
+ * @base: the counts when anonymous memory last went out to swap faster
+ *	than page cache was reclaimed (a job that needed memory, not a stream)
+ * @used: prefetched pages used, when the last swap-out began
+ * @read: pages read since the last swap-out began
+ * @exchanged: of those, pages read into room of page cache dropped for them
+ * @swapping: pages went out to swap since the look before the last
+ * @stopped: no exchange until the next swap-out begins
+ *
+ * With no node that has room, kprefetchd may drop page cache that was used
+ * once, page for page, for the entries it reads, if that page cache is
+ * what a stream left: since anonymous memory last went out to swap faster
+ * than page cache was reclaimed, reclaim took more file pages than the
+ * inactive file lists now hold, and few of them came back.  It stops until
+ * pages next go out to swap at the first sign that the page cache is a
+ * working set, and between the next two swap-outs when fewer than half of
+ * the reads since the last one were used by the time the next began.
+ */
+struct swap_prefetch_exchange {
+	struct swap_prefetch_exchange_counts seen;
+	struct swap_prefetch_exchange_counts base;
+	unsigned long read;
+	unsigned long exchanged;
+	bool swapping;
+	bool stopped;
 };
 
 /*
@@ -638,6 +682,12 @@ unsigned int swap_prefetch_activity_mask(const unsigned long *prev,
 					 const unsigned long *cur);
 bool swap_prefetch_group_calm(struct swap_prefetch_watch *w, unsigned short id,
 			      u64 pressure, unsigned long now, unsigned long hold);
+void swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
+				 const struct swap_prefetch_exchange_counts *now);
+void swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
+				    unsigned long read, unsigned long exchanged);
+bool swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
+				     unsigned long inactive);
 void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);
 unsigned long swap_prefetch_recheck(enum swap_prefetch_verdict v,
 				    const struct swap_prefetch_tunables *t);

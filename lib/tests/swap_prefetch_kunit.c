@@ -1552,6 +1552,17 @@ static const struct verdict_case verdict_cases[] = {
 				      .nodes_short = 1 }, SWAP_PREFETCH_GO },
 	{ "both_nodes_short", { .totalram = TEST_TOTALRAM, .nr_nodes = 2,
 				.nodes_short = 2 }, SWAP_PREFETCH_LOW_FREE },
+	/* Page cache a stream left may make room on a node without. */
+	{ "only_node_short_exchange", { .totalram = TEST_TOTALRAM, .nr_nodes = 1,
+					.nodes_short = 1, .exchange = true },
+	  SWAP_PREFETCH_GO },
+	{ "exchange_under_pressure", { .totalram = TEST_TOTALRAM, .nr_nodes = 1,
+				       .nodes_short = 1, .exchange = true,
+				       .activity = BIT(SWAP_PREFETCH_ACT_SCAN_DIRECT) },
+	  SWAP_PREFETCH_BUSY },
+	{ "exchange_swap_full", { .totalram = TEST_TOTALRAM, .nr_nodes = 1,
+				  .nodes_short = 1, .exchange = true,
+				  .swap_full = true }, SWAP_PREFETCH_SWAP_FULL },
 	{ "swap_contended", { .totalram = TEST_TOTALRAM,
 			      .swap_contended = true }, SWAP_PREFETCH_SWAP_IO },
 	{ "mapped_below", { .totalram = TEST_TOTALRAM,
@@ -2070,6 +2081,104 @@ static void swap_prefetch_test_group_calm_held_kept(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 100, 0, 2501, delay));
 }
 
+/* One look with these counts: pages recorded, file pages stolen, refaulted, used. */
+static void exchange_look(struct swap_prefetch_exchange *x, unsigned long recorded,
+			  unsigned long stolen, unsigned long refaulted,
+			  unsigned long used)
+{
+	struct swap_prefetch_exchange_counts now = {
+		.recorded = recorded, .stolen = stolen,
+		.refaulted = refaulted, .used = used,
+	};
+
+	swap_prefetch_exchange_look(x, &now);
+}
+
+/*
+ * A stream left the page cache: since anonymous memory last went out
+ * faster than file pages were stolen, reclaim took at least the inactive
+ * lists' worth of file pages, and fewer than one in eight came back.
+ */
+static void swap_prefetch_test_exchange_streamed(struct kunit *test)
+{
+	struct swap_prefetch_exchange x = { };
+
+	/* A hog: 500 pages out to swap, 100 file pages stolen. */
+	exchange_look(&x, 500, 100, 50, 0);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 0));
+	/* Less than the inactive lists hold: a set that fits. */
+	exchange_look(&x, 500, 1099, 50, 0);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	exchange_look(&x, 500, 1100, 50, 0);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	/* A trickle of swap-out beside a stream starts nothing again. */
+	exchange_look(&x, 600, 5000, 50, 0);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	/* An eighth came back: a job that reads again. */
+	exchange_look(&x, 600, 9100, 50 + 1124, 0);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	exchange_look(&x, 600, 9100, 50 + 1125, 0);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	/* Another hog: the count starts again. */
+	exchange_look(&x, 2000, 9200, 1175, 0);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	/* Across a wrap of the counts. */
+	memset(&x, 0, sizeof(x));
+	exchange_look(&x, ULONG_MAX - 10, ULONG_MAX - 20, ULONG_MAX, 0);
+	exchange_look(&x, ULONG_MAX - 10, 2000, 5, 0);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
+}
+
+/*
+ * Reads that took room of page cache and went mostly unused by the time
+ * pages next went out to swap stop the exchange until the swap-out after;
+ * reads half used, or none by exchange, leave it free.  One swap-out is
+ * judged once, however many looks it spans.
+ */
+static void swap_prefetch_test_exchange_unused(struct kunit *test)
+{
+	struct swap_prefetch_exchange x = { };
+
+	exchange_look(&x, 100, 0, 0, 0);
+	exchange_look(&x, 100, 0, 0, 0);
+	/* 1000 read, 600 by exchange, 499 used: stopped at the next swap-out. */
+	swap_prefetch_exchange_account(&x, 400, 0);
+	swap_prefetch_exchange_account(&x, 600, 600);
+	exchange_look(&x, 100, 0, 0, 499);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+	exchange_look(&x, 200, 0, 0, 499);
+	KUNIT_EXPECT_TRUE(test, x.stopped);
+	exchange_look(&x, 300, 0, 0, 499);
+	KUNIT_EXPECT_TRUE(test, x.stopped);
+	/* The swap-out after: nothing was exchanged meanwhile. */
+	exchange_look(&x, 300, 0, 0, 499);
+	exchange_look(&x, 400, 0, 0, 499);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+
+	/* Half used: free to exchange. */
+	exchange_look(&x, 400, 0, 0, 499);
+	swap_prefetch_exchange_account(&x, 1000, 1000);
+	exchange_look(&x, 500, 0, 0, 999);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+}
+
+/* A stop for reuse lasts until pages next go out to swap, not longer. */
+static void swap_prefetch_test_exchange_stop_lasts(struct kunit *test)
+{
+	struct swap_prefetch_exchange x = { };
+
+	exchange_look(&x, 100, 0, 0, 0);
+	exchange_look(&x, 100, 0, 0, 0);
+	swap_prefetch_exchange_account(&x, 100, 100);
+	x.stopped = true;
+	exchange_look(&x, 100, 50, 0, 100);
+	KUNIT_EXPECT_TRUE(test, x.stopped);
+	exchange_look(&x, 200, 50, 0, 100);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+	KUNIT_EXPECT_EQ(test, x.read, 0UL);
+	KUNIT_EXPECT_EQ(test, x.exchanged, 0UL);
+}
+
 /*
  * The watch is bounded: a group beyond %SWAP_PREFETCH_WATCHED_GROUPS takes
  * the slot of the one looked at least recently, never that of a group held
@@ -2499,6 +2608,9 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_group_calm_own_pressure),
 	KUNIT_CASE(swap_prefetch_test_group_calm_bounded),
 	KUNIT_CASE(swap_prefetch_test_group_calm_held_kept),
+	KUNIT_CASE(swap_prefetch_test_exchange_streamed),
+	KUNIT_CASE(swap_prefetch_test_exchange_unused),
+	KUNIT_CASE(swap_prefetch_test_exchange_stop_lasts),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
 	KUNIT_CASE(swap_prefetch_test_pace_snapshot),
 	KUNIT_CASE(swap_prefetch_test_pace_contention),

@@ -164,6 +164,30 @@ backup() {
 	off_then_on backup --job-reads "/dev/vdb:$(($(ram_mib) * 2))"
 	exec 9<&-
 }
+# After the swap-out, a backup reads twice RAM of the second disk and
+# ends, leaving its page cache: memory is full of pages read once
+# (backup_after).  Beside it, in the same boot, what a maintainer would
+# do instead: the backup in its own cgroup held at memory.high, as a
+# backup.service would be (backup_memcg, prefetch on); the backup
+# dropping what it read, as under nocache(1) (backup_dontneed, prefetch
+# on); and an agent that knows the job and the application: after the
+# job, memory.reclaim of W's size with swappiness=0, then
+# process_madvise(MADV_WILLNEED) of W (backup_agent, prefetch off).
+backup_after() {
+	exec 9</dev/vdb
+	set -- --job-reads "/dev/vdb:$(($(ram_mib) * 2))" --job-after
+	off_then_on backup_after "$@"
+	if cg_tree && mkdir -p "$CG/system.slice/backup.service" &&
+	   echo 33554432 >"$CG/system.slice/backup.service/memory.high"; then
+		fresh_bench 1 "backup_memcg${SUFFIX}" "$@" \
+			--job-cgroup "$CG/system.slice/backup.service"
+	else
+		echo "demo: no cgroup v2 memory controller: no backup_memcg row"
+	fi
+	fresh_bench 1 "backup_dontneed${SUFFIX}" "$@" --job-dontneed
+	fresh_bench 0 "backup_agent${SUFFIX}" "$@" --peer reclaim
+	exec 9<&-
+}
 # Containers as systemd lays them out, controllers enabled through
 # subtree_control: the application and its hog in user.slice's session
 # scope, the journal in system.slice, and a container in machine.slice
@@ -223,6 +247,7 @@ run_scenarios() {
 		waker) scenario waker --cpu 10 ;;
 		pagecache) pagecache ;;
 		backup) backup ;;
+		backup_after) backup_after ;;
 		zswap) zswap_row ;;
 		mix) scenario mix --churn 2 --writer "$JOURNAL" --reader "$DATA" --reader-rate 2 --cpu 10 ;;
 		containers) containers ;;

@@ -125,6 +125,37 @@ TRACE_EVENT(swap_prefetch_round,
 );
 
 /*
+ * An exchange on a node without room: the entries it popped, the page
+ * cache pages it dropped for them (up to the high watermarks too), and
+ * the oldest file folios it found used again (MGLRU), which stop it.
+ */
+TRACE_EVENT(swap_prefetch_exchange,
+
+	TP_PROTO(int nid, unsigned int nr_popped, unsigned long nr_dropped,
+		 unsigned long nr_reused),
+
+	TP_ARGS(nid, nr_popped, nr_dropped, nr_reused),
+
+	TP_STRUCT__entry(
+		__field(int, nid)
+		__field(unsigned int, nr_popped)
+		__field(unsigned long, nr_dropped)
+		__field(unsigned long, nr_reused)
+	),
+
+	TP_fast_assign(
+		__entry->nid = nid;
+		__entry->nr_popped = nr_popped;
+		__entry->nr_dropped = nr_dropped;
+		__entry->nr_reused = nr_reused;
+	),
+
+	TP_printk("nid=%d popped=%u dropped=%lu reused=%lu",
+		  __entry->nid, __entry->nr_popped, __entry->nr_dropped,
+		  __entry->nr_reused)
+);
+
+/*
  * A trim near the cap: the dead entries it dropped, the live ones it
  * recycled, and the chunks left.  Live entries are recycled only when
  * swap-out outran prefetch: a group that holds more than an even share

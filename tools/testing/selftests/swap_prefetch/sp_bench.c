@@ -46,6 +46,9 @@ struct options {
 	unsigned long read_mib;
 	const char *job_dev;	/* --job-reads: the disk read during swap-out */
 	unsigned long job_mib;
+	int job_after;		/* --job-after: the job runs once the hog is done */
+	int job_dontneed;	/* --job-dontneed: it drops what it read */
+	const char *job_cgroup;	/* --job-cgroup: the cgroup it runs in */
 	int no_swapout;
 	int pageout;
 	long hibernate_mib;	/* image_size for --hibernate; -1: no */
@@ -104,6 +107,29 @@ static double peer_willneed(char *buf, size_t len)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return -1;
 	return sp_now() - t0;
+}
+
+/*
+ * A userspace agent that knows the job and the application: once the job
+ * is done, it reclaims the application's size of page cache only
+ * (memory.reclaim at the root with swappiness=0), then asks for the
+ * application's memory back (process_madvise(MADV_WILLNEED)).
+ */
+static double peer_reclaim(char *buf, size_t len)
+{
+	double t0 = sp_now(), t;
+	char req[64];
+	int err;
+
+	snprintf(req, sizeof(req), "%zu swappiness=0", len);
+	err = sp_write("/sys/fs/cgroup/memory.reclaim", req);
+	/* EAGAIN: it reclaimed less than asked; the reads go on anyway. */
+	if (err && err != -EAGAIN) {
+		fprintf(stderr, "memory.reclaim: %s\n", strerror(-err));
+		return -1;
+	}
+	t = peer_willneed(buf, len);
+	return t < 0 ? -1 : sp_now() - t0;
 }
 
 static double peer_swapoff(const char *dev)
@@ -204,17 +230,25 @@ static int stop_background(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Read the first @mib MiB of @fd through the page cache; seconds or -1. */
-static double read_through_cache(int fd, unsigned long mib)
+/*
+ * Read the first @mib MiB of @fd through the page cache; seconds or -1.
+ * With @dontneed, drop each MiB from the page cache once read, as a
+ * backup run under nocache(1) does.
+ */
+static double read_through_cache(int fd, unsigned long mib, int dontneed)
 {
 	static char chunk[1 << 20];
 	double t0 = sp_now();
 	unsigned long i;
 
-	for (i = 0; i < mib; i++)
+	for (i = 0; i < mib; i++) {
 		if (pread(fd, chunk, sizeof(chunk), i * sizeof(chunk)) !=
 		    (ssize_t)sizeof(chunk))
 			return -1;
+		if (dontneed)
+			posix_fadvise(fd, i * sizeof(chunk), sizeof(chunk),
+				      POSIX_FADV_DONTNEED);
+	}
 	return sp_now() - t0;
 }
 
@@ -234,26 +268,49 @@ static bool parse_dev_mib(const char *arg, const char **dev,
 	return *dev;
 }
 
-/* A job that reads @mib MiB of @dev and exits: 0 if it read them all. */
-static pid_t start_reader(const char *dev, unsigned long mib)
+/*
+ * The job of --job-reads: reads its disk and exits, 0 if it read it all;
+ * in its cgroup, if it has one (a backup.service with memory.high).
+ */
+static pid_t start_reader(const struct options *o)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
-		int fd = open(dev, O_RDONLY);
+		char path[PATH_MAX], me[32];
+		int fd;
 
-		_exit(fd < 0 || read_through_cache(fd, mib) < 0);
+		if (o->job_cgroup) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs",
+				 o->job_cgroup);
+			snprintf(me, sizeof(me), "%d", getpid());
+			if (sp_write(path, me))
+				_exit(1);
+		}
+		fd = open(o->job_dev, O_RDONLY);
+		_exit(fd < 0 || read_through_cache(fd, o->job_mib,
+						   o->job_dontneed) < 0);
 	}
 	return pid;
+}
+
+/* Wait for the job; false if it failed. */
+static bool job_done(pid_t job)
+{
+	int status = 0;
+
+	return waitpid(job, &status, 0) == job && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
 }
 
 static void print_help(const char *prog)
 {
 	fprintf(stderr, "usage: %s [--ws MiB] [--hog MiB] [--idle s]\n", prog);
-	fprintf(stderr, "  [--peer none|willneed|swapoff|damon] [--swapdev dev]\n");
+	fprintf(stderr, "  [--peer none|willneed|swapoff|damon|reclaim] [--swapdev dev]\n");
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
 	fprintf(stderr, "  [--background 'sp_noise arguments'] [--then-read dev:MiB]\n");
-	fprintf(stderr, "  [--job-reads dev:MiB] [--hibernate image-MiB]\n");
+	fprintf(stderr, "  [--job-reads dev:MiB [--job-after] [--job-dontneed]\n");
+	fprintf(stderr, "   [--job-cgroup dir]] [--hibernate image-MiB]\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
@@ -271,6 +328,9 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "background", required_argument, NULL, 'b' },
 		{ "then-read", required_argument, NULL, 'r' },
 		{ "job-reads", required_argument, NULL, 'j' },
+		{ "job-after", no_argument, NULL, 'A' },
+		{ "job-dontneed", no_argument, NULL, 'D' },
+		{ "job-cgroup", required_argument, NULL, 'C' },
 		{ "no-swapout", no_argument, NULL, 'n' },
 		{ "pageout", no_argument, NULL, 'o' },
 		{ "hibernate", required_argument, NULL, 'H' },
@@ -316,6 +376,15 @@ static void parse(int argc, char **argv, struct options *o)
 			if (!parse_dev_mib(optarg, &o->job_dev, &o->job_mib))
 				print_help(argv[0]);
 			break;
+		case 'A':
+			o->job_after = 1;
+			break;
+		case 'D':
+			o->job_dontneed = 1;
+			break;
+		case 'C':
+			o->job_cgroup = optarg;
+			break;
 		case 'n':
 			o->no_swapout = 1;
 			break;
@@ -340,7 +409,7 @@ int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
 	double read_s[2] = { 0, 0 };
-	long file_refaults = 0, free_kib, cache_kib;
+	long file_refaults = 0, free_kib, cache_kib, cache_end_kib, ex0, ex1;
 	size_t resident_idle;
 	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
@@ -372,15 +441,15 @@ int main(int argc, char **argv)
 		if (hibernate_and_resume(o.hibernate_mib))
 			return 2;
 	} else if (!o.no_swapout) {
-		pid_t job = o.job_dev ? start_reader(o.job_dev, o.job_mib) : 0;
-		int status = 0;
+		pid_t job = o.job_dev && !o.job_after ? start_reader(&o) : 0;
 
 		if (sp_run_hog(o.hog_mib)) {
 			fprintf(stderr, "the memory hog failed\n");
 			return 2;
 		}
-		if (job && (waitpid(job, &status, 0) != job ||
-			    !WIFEXITED(status) || WEXITSTATUS(status))) {
+		if (o.job_dev && o.job_after)
+			job = start_reader(&o);
+		if (job && !job_done(job)) {
 			fprintf(stderr, "cannot read %lu MiB of %s\n",
 				o.job_mib, o.job_dev);
 			return 2;
@@ -394,6 +463,8 @@ int main(int argc, char **argv)
 		peer_s = peer_swapoff(o.swapdev);
 	else if (!strcmp(o.peer, "damon"))
 		peer_s = peer_damon(buf, len);
+	else if (!strcmp(o.peer, "reclaim"))
+		peer_s = peer_reclaim(buf, len);
 
 	if (o.background)
 		noise = start_background(o.label, o.background);
@@ -403,6 +474,7 @@ int main(int argc, char **argv)
 	/* A block device's page cache counts as Buffers. */
 	cache_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
+	ex0 = sp_vmstat("swap_prefetch_exchanged_pages");
 	sp_usefulness(use0);
 	t0 = sp_now();
 	/*
@@ -430,6 +502,8 @@ int main(int argc, char **argv)
 	if (trace)
 		fclose(trace);
 	read1 = sp_vmstat("swap_prefetch_read_pages");
+	ex1 = sp_vmstat("swap_prefetch_exchanged_pages");
+	cache_end_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
 	if (noise)
 		noise_rc = stop_background(noise);
 
@@ -443,8 +517,8 @@ int main(int argc, char **argv)
 		int fd = open(o.read_dev, O_RDONLY);
 
 		file_refaults = sp_vmstat("workingset_refault_file");
-		read_s[0] = fd < 0 ? -1 : read_through_cache(fd, o.read_mib);
-		read_s[1] = fd < 0 ? -1 : read_through_cache(fd, o.read_mib);
+		read_s[0] = fd < 0 ? -1 : read_through_cache(fd, o.read_mib, 0);
+		read_s[1] = fd < 0 ? -1 : read_through_cache(fd, o.read_mib, 0);
 		file_refaults = sp_vmstat("workingset_refault_file") - file_refaults;
 		if (fd >= 0)
 			close(fd);
@@ -474,8 +548,10 @@ int main(int argc, char **argv)
 	       100.0 * resident_idle / pages, o.read_dev ? o.read_mib : 0);
 	printf(" then_read_s=%.2f then_reread_s=%.2f file_refaults=%ld",
 	       read_s[0], read_s[1], file_refaults);
-	printf(" job_mib=%lu memfree_idle_kib=%ld pagecache_idle_kib=%ld\n",
+	printf(" job_mib=%lu memfree_idle_kib=%ld pagecache_idle_kib=%ld",
 	       o.job_dev ? o.job_mib : 0, free_kib, cache_kib);
+	printf(" pagecache_end_kib=%ld exchanged=%ld\n", cache_end_kib,
+	       ex1 - ex0);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;

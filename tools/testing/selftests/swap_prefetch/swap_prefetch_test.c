@@ -44,7 +44,7 @@ static size_t ws_mib = 32, hog_mib;
 /* The spinners' loop adds to it, so that it is not optimised away. */
 unsigned long spin_sink;
 /* Children a test leaves running until it ends: killed on any exit. */
-static pid_t spinners, squeezed;
+static pid_t spinners, squeezed, toucher;
 
 static const char * const tunables[] = {
 	"enabled", "delay_ms", "interval_ms", "batch_kb", "adaptive",
@@ -59,9 +59,10 @@ static struct {
 } sysctls[] = {
 	{ .path = "/proc/sys/vm/page-cluster" },
 	{ .path = "/proc/sys/vm/laptop_mode" },
+	{ .path = "/proc/sys/vm/dirty_expire_centisecs" },
 };
 
-enum { PAGE_CLUSTER, LAPTOP_MODE };
+enum { PAGE_CLUSTER, LAPTOP_MODE, DIRTY_EXPIRE };
 
 static int read_file(const char *path, char *buf, size_t size)
 {
@@ -129,6 +130,11 @@ static void restore_tunables(void)
 		restore_sysctl(i);
 	if (spinners > 0)
 		kill(-spinners, SIGKILL);
+	if (toucher > 0) {
+		kill(toucher, SIGKILL);
+		waitpid(toucher, NULL, 0);
+		toucher = 0;
+	}
 	if (squeezed > 0) {
 		kill(squeezed, SIGKILL);
 		waitpid(squeezed, NULL, 0);
@@ -2200,6 +2206,333 @@ static void test_use_once_reader(void)
 	ws_free(&w);
 }
 
+/* The sum of the zones' high watermarks, in pages, from /proc/zoneinfo. */
+static long watermarks_high(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	char line[256];
+	long sum = 0, v;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " high %ld", &v) == 1)
+			sum += v;
+	fclose(f);
+	return sum;
+}
+
+/*
+ * A backup: reads twice RAM of @fd once, from @off on, and leaves its page
+ * cache.  Returns false if the disk is too small or a read failed.
+ */
+static bool backup_read(int fd, off_t off)
+{
+	size_t len = (size_t)sp_meminfo("MemTotal") << 11;
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	if (size < off + (off_t)len)
+		return false;
+	return read_range(fd, off, len);
+}
+
+/* Open the swap disk for a backup; -1 with a skip reported if none. */
+static int open_backup_source(const char *name)
+{
+	char dev[128];
+	int fd;
+
+	if (!first_swap_device(dev, sizeof(dev))) {
+		ksft_test_result_skip("%s: no swap device in /proc/swaps\n", name);
+		return -1;
+	}
+	fd = open(dev, O_RDONLY);
+	if (fd < 0)
+		ksft_exit_fail_msg("open %s: %s\n", dev, strerror(errno));
+	return fd;
+}
+
+/*
+ * After a backup that read more than memory holds, the page cache is full
+ * of pages read once and memory is not free: the set comes back into the
+ * room of that page cache, page for page.  The disk stays open: its last
+ * close would drop its page cache.
+ */
+static void test_backup_room(void)
+{
+	const char *name = "after a backup, use-once page cache makes room for the set";
+	long ex, rd, cache, free_kib;
+	struct ws w;
+	int fd, s;
+
+	fd = open_backup_source(name);
+	if (fd < 0)
+		return;
+	if (!swapped_out_held_or_skip(&w, name)) {
+		close(fd);
+		return;
+	}
+	if (!backup_read(fd, 0)) {
+		ksft_test_result_skip("%s: the disk is smaller than twice RAM\n",
+				      name);
+		goto out;
+	}
+	/* A block device's page cache counts as Buffers. */
+	cache = sp_meminfo("Cached") + sp_meminfo("Buffers");
+	free_kib = sp_meminfo("MemFree");
+	ex = sp_vmstat("swap_prefetch_exchanged_pages");
+	rd = sp_vmstat("swap_prefetch_read_pages");
+	set_knob("delay_ms", "1000");
+	s = wait_resident(&w, 90, 60);
+	ex = sp_vmstat("swap_prefetch_exchanged_pages") - ex;
+	rd = sp_vmstat("swap_prefetch_read_pages") - rd;
+	ksft_print_msg("after the backup: MemFree %ld KiB, page cache %ld KiB\n",
+		       free_kib, cache);
+	ksft_print_msg("set back after %d s: %ld pages read, %ld for page cache dropped; page cache now %ld KiB\n",
+		       s, rd, ex, sp_meminfo("Cached") + sp_meminfo("Buffers"));
+	/*
+	 * Page for page, and up to the high watermarks, where reclaim left
+	 * free memory: never more page cache than the reads took, and that.
+	 */
+	ksft_test_result(s >= 0 && ex > 0 && ex <= rd + watermarks_high() &&
+			 !sp_verify(w.buf, w.len), "%s\n", name);
+out:
+	ws_free(&w);
+	close(fd);
+}
+
+/* A file of @len bytes in @dir, written and synced; its descriptor. */
+static int make_file(const char *dir, const char *name, size_t len, bool sync)
+{
+	char path[PATH_MAX];
+	char *buf = malloc(len);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || !buf)
+		ksft_exit_fail_msg("create %s: %s\n", path, strerror(errno));
+	unlink(path);
+	memset(buf, name[0], len);
+	if (pwrite(fd, buf, len, 0) != (ssize_t)len || (sync && fsync(fd)))
+		ksft_exit_fail_msg("write %s: %s\n", path, strerror(errno));
+	free(buf);
+	return fd;
+}
+
+/* Touch every page of @map every 200 ms in a child, until killed. */
+static pid_t start_toucher(const char *map, size_t len)
+{
+	pid_t pid = fork();
+	unsigned long sum = 0;
+	size_t i;
+
+	if (pid)
+		return pid;
+	for (;;) {
+		for (i = 0; i < len; i += sp_page_size())
+			sum += map[i];
+		spin_sink += sum;
+		usleep(200000);
+	}
+}
+
+/*
+ * What page cache makes room never includes a file in use: mapped and
+ * touched, dirty, or read twice (active).  Each is 8 MiB on the swap
+ * file's filesystem: the mapped and the active one from before a backup
+ * that fills memory with its pages, the dirty one written after it (an
+ * activation after the backup would stop prefetch's exchange: the page
+ * cache is in use); then the set comes back into the backup's room.  Pages of the three files that were
+ * cached when prefetch began are all still cached when the set is back.
+ * The dirty file's pages expire after 10 minutes instead of 30 s, so that
+ * they stay dirty meanwhile.
+ */
+static void test_cache_kept(void)
+{
+	const char *name = "mapped, dirty and active file pages keep their room";
+	const size_t len = 8 << 20;
+	const char *what[] = { "mapped", "dirty", "active" };
+	size_t before[3], after[3], i;
+	char swap[PATH_MAX];
+	int fds[3], src, s;
+	long ex;
+	char *map;
+	struct ws w;
+
+	if (!swap_file(swap, sizeof(swap))) {
+		ksft_test_result_skip("%s: no swap file on a filesystem\n", name);
+		return;
+	}
+	*strrchr(swap, '/') = 0;
+	src = open_backup_source(name);
+	if (src < 0)
+		return;
+	if (!swapped_out_held_or_skip(&w, name)) {
+		close(src);
+		return;
+	}
+	set_sysctl(DIRTY_EXPIRE, "60000");
+	fds[0] = make_file(swap, "mapped", len, true);
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fds[0], 0);
+	if (map == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	toucher = start_toucher(map, len);
+	fds[2] = make_file(swap, "active", len, true);
+	posix_fadvise(fds[2], 0, 0, POSIX_FADV_DONTNEED);
+	read_range(fds[2], 0, len);
+	read_range(fds[2], 0, len);
+	if (!backup_read(src, 0)) {
+		ksft_test_result_skip("%s: the disk is smaller than twice RAM\n",
+				      name);
+		fds[1] = -1;
+		goto out;
+	}
+	/* Written after the backup, so that it is still dirty. */
+	fds[1] = make_file(swap, "dirty", len, false);
+	for (i = 0; i < 3; i++)
+		before[i] = count_cached(fds[i], len);
+	ex = sp_vmstat("swap_prefetch_exchanged_pages");
+	set_knob("delay_ms", "1000");
+	s = wait_resident(&w, 90, 60);
+	ex = sp_vmstat("swap_prefetch_exchanged_pages") - ex;
+	for (i = 0; i < 3; i++) {
+		after[i] = count_cached(fds[i], len);
+		ksft_print_msg("%s file: %zu of %zu pages cached before prefetch, %zu after\n",
+			       what[i], before[i], len / sp_page_size(),
+			       after[i]);
+	}
+	ksft_print_msg("set back after %d s, %ld pages of page cache dropped for it\n",
+		       s, ex);
+	if (!ex)
+		ksft_test_result_skip("%s: prefetch dropped no page cache (MGLRU: the active file's pages in the oldest generation stop it)\n",
+				      name);
+	else
+		ksft_test_result(after[0] >= before[0] &&
+				 after[1] >= before[1] &&
+				 after[2] >= before[2], "%s\n", name);
+out:
+	kill(toucher, SIGKILL);
+	waitpid(toucher, NULL, 0);
+	toucher = 0;
+	munmap(map, len);
+	restore_sysctl(DIRTY_EXPIRE);
+	for (i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	close(src);
+	ws_free(&w);
+}
+
+/*
+ * A job that reads its files again after a pause, as a build reads its
+ * sources or a server its static files: its first pass leaves pages read
+ * once, like a backup's.  Swapped-out pages waiting beside it must not
+ * take its cache: its second pass refaults within a tenth of what it
+ * refaults with prefetch off, or a few hundred pages more where that is
+ * almost none.  Before the job, older page cache read once (64 MiB from
+ * the disk's end) is there to be evicted: the job's set is larger than
+ * what is free by @over_mib.  Reads are held back during the first pass
+ * (prefetch into free memory while a job starts is another matter); the
+ * pause is longer than the delay, so that prefetch has its chance then.
+ * @len is the set's size, set by the first run and kept for the second.
+ * Each run drops its pages after it.
+ */
+static long rereads_refaults(int fd, int enabled, size_t over_mib,
+			     size_t *len, long *exchanged)
+{
+	const size_t old = 64 << 20;
+	long r, ex = sp_vmstat("swap_prefetch_exchanged_pages");
+	off_t size = lseek(fd, 0, SEEK_END) & ~((off_t)sp_page_size() - 1);
+	struct ws w;
+
+	if (!swapped_out_held_or_skip(&w, "rereads"))
+		return -1;
+	set_knob("enabled", enabled ? "1" : "0");
+	if (!read_range(fd, size - old, old))
+		ksft_exit_fail_msg("read: %s\n", strerror(errno));
+	if (!*len) {
+		*len = ((size_t)sp_meminfo("MemFree") << 10) + (over_mib << 20);
+		*len &= ~((size_t)sp_page_size() - 1);
+	}
+	if ((off_t)*len > size - (off_t)old)
+		ksft_exit_fail_msg("the disk is too small for %zu MiB\n",
+				   *len >> 20);
+	if (!read_range(fd, 0, *len))
+		ksft_exit_fail_msg("read: %s\n", strerror(errno));
+	set_knob("delay_ms", "1000");
+	sleep(8);
+	r = sp_vmstat("workingset_refault_file");
+	if (!read_range(fd, 0, *len))
+		ksft_exit_fail_msg("read: %s\n", strerror(errno));
+	r = sp_vmstat("workingset_refault_file") - r;
+	*exchanged = sp_vmstat("swap_prefetch_exchanged_pages") - ex;
+	if (sp_verify(w.buf, w.len))
+		r = -2;
+	ws_free(&w);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return r;
+}
+
+/*
+ * One set size, off then on: false if a run could not be made.  Sets
+ * @refaults_ok to whether the second pass refaulted within bounds, and
+ * @exchanged to what prefetch dropped of page cache in the run with it on.
+ */
+static bool rereads_case(int fd, size_t over_mib, bool *refaults_ok,
+			 long *exchanged)
+{
+	long off_r, on_r, ex_off;
+	size_t len = 0;
+
+	off_r = rereads_refaults(fd, 0, over_mib, &len, &ex_off);
+	if (off_r == -1)
+		return false;
+	on_r = rereads_refaults(fd, 1, over_mib, &len, exchanged);
+	if (on_r == -1)
+		return false;
+	ksft_print_msg("set of %zu MiB, %zu MiB over what was free: second pass refaults %ld off, %ld on\n",
+		       len >> 20, over_mib, off_r, on_r);
+	ksft_print_msg("  page cache dropped for prefetch: %ld off, %ld on\n",
+		       ex_off, *exchanged);
+	*refaults_ok = off_r >= 0 && on_r >= 0 &&
+		       (on_r * 10 <= off_r * 11 || on_r <= off_r + 300);
+	return true;
+}
+
+/*
+ * Two sizes: a set that fits once the older cache is gone (prefetch off
+ * refaults almost nothing), and one that does not fit even then, so that
+ * the second pass refaults its own pages with prefetch off too.  Prefetch
+ * must drop none of the set that fits for its reads, and the set that
+ * does not fit must refault within bounds.  That the set that fits
+ * refaults more with prefetch on, from pages read into free memory in
+ * the pause (no page cache dropped), is known and open: reported as a
+ * skip with its numbers, so that it stays in sight.
+ */
+static void test_rereads_keep_cache(void)
+{
+	const char *name = "a job that reads its files again keeps its cache";
+	bool fit_ok, big_ok;
+	long fit_ex, big_ex;
+	int fd;
+
+	fd = open_backup_source(name);
+	if (fd < 0)
+		return;
+	if (rereads_case(fd, 32, &fit_ok, &fit_ex) &&
+	    rereads_case(fd, 128, &big_ok, &big_ex)) {
+		if (fit_ex || !big_ok)
+			ksft_test_result_fail("%s\n", name);
+		else if (!fit_ok)
+			ksft_test_result_skip("%s: the set that fits refaults more (known, open)\n",
+					      name);
+		else
+			ksft_test_result_pass("%s\n", name);
+	}
+	close(fd);
+}
+
 /*
  * Workingset refaults counted from the moment the set is out to the end of
  * its re-touch.  The set is squeezed out of a fresh test cgroup, with no
@@ -3257,6 +3590,9 @@ static const struct {
 	{ "unused_first", test_unused_reclaimed_first },
 	{ "yields", test_yields_to_page_cache },
 	{ "use_once", test_use_once_reader },
+	{ "backup_room", test_backup_room },
+	{ "rereads", test_rereads_keep_cache },
+	{ "cache_kept", test_cache_kept },
 	{ "swap_full_group", test_swap_full_group },
 	{ "group_held", test_group_held },
 	{ "group_gone", test_group_gone },
