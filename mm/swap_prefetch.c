@@ -3189,9 +3189,8 @@ static void kprefetchd_do_round(void)
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		/* A busy CPU or a short node leaves the tracker as it was. */
-		if (swap_prefetch_restarts_delay(verdict)) {
+		if (swap_prefetch_restarts_delay(verdict))
 			kprefetchd_sifted = false;
-		}
 		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),

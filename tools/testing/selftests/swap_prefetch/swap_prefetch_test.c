@@ -2288,8 +2288,10 @@ static void test_backup_room(void)
 	rd = sp_vmstat("swap_prefetch_read_pages") - rd;
 	ksft_print_msg("after the backup: MemFree %ld KiB, page cache %ld KiB\n",
 		       free_kib, cache);
-	ksft_print_msg("set back after %d s: %ld pages read, %ld for page cache dropped; page cache now %ld KiB\n",
-		       s, rd, ex, sp_meminfo("Cached") + sp_meminfo("Buffers"));
+	ksft_print_msg("set back after %d s: %ld pages read, %ld of page cache dropped\n",
+		       s, rd, ex);
+	ksft_print_msg("page cache now %ld KiB\n",
+		       sp_meminfo("Cached") + sp_meminfo("Buffers"));
 	/*
 	 * Page for page, and up to the high watermarks, where reclaim left
 	 * free memory: never more page cache than the reads took, and that.
@@ -2343,8 +2345,9 @@ static pid_t start_toucher(const char *map, size_t len)
  * file's filesystem: the mapped and the active one from before a backup
  * that fills memory with its pages, the dirty one written after it (an
  * activation after the backup would stop prefetch's exchange: the page
- * cache is in use); then the set comes back into the backup's room.  Pages of the three files that were
- * cached when prefetch began are all still cached when the set is back.
+ * cache is in use); then the set comes back into the backup's room.
+ * Pages of the three files that were cached when prefetch began are all
+ * still cached when the set is back.
  * The dirty file's pages expire after 10 minutes instead of 30 s, so that
  * they stay dirty meanwhile.
  */
@@ -2352,7 +2355,7 @@ static void test_cache_kept(void)
 {
 	const char *name = "mapped, dirty and active file pages keep their room";
 	const size_t len = 8 << 20;
-	const char *what[] = { "mapped", "dirty", "active" };
+	static const char * const what[] = { "mapped", "dirty", "active" };
 	size_t before[3], after[3], i;
 	char swap[PATH_MAX];
 	int fds[3], src, s;
@@ -2405,7 +2408,7 @@ static void test_cache_kept(void)
 	ksft_print_msg("set back after %d s, %ld pages of page cache dropped for it\n",
 		       s, ex);
 	if (!ex)
-		ksft_test_result_skip("%s: prefetch dropped no page cache (MGLRU: the active file's pages in the oldest generation stop it)\n",
+		ksft_test_result_skip("%s: prefetch dropped no page cache\n",
 				      name);
 	else
 		ksft_test_result(after[0] >= before[0] &&
@@ -2491,8 +2494,9 @@ static bool rereads_case(int fd, size_t over_mib, bool *refaults_ok,
 	on_r = rereads_refaults(fd, 1, over_mib, &len, exchanged);
 	if (on_r == -1)
 		return false;
-	ksft_print_msg("set of %zu MiB, %zu MiB over what was free: second pass refaults %ld off, %ld on\n",
-		       len >> 20, over_mib, off_r, on_r);
+	ksft_print_msg("set of %zu MiB, %zu MiB over what was free:\n",
+		       len >> 20, over_mib);
+	ksft_print_msg("  second pass refaults %ld off, %ld on\n", off_r, on_r);
 	ksft_print_msg("  page cache dropped for prefetch: %ld off, %ld on\n",
 		       ex_off, *exchanged);
 	*refaults_ok = off_r >= 0 && on_r >= 0 &&
