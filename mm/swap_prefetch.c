@@ -2867,13 +2867,14 @@ struct kprefetchd_round {
 
 /*
  * Read the @nr entries popped into kprefetchd_batch[] into
- * kprefetchd_folios[]; returns why it stopped early, or
- * %SWAP_PREFETCH_STOP_DONE.  Entries of groups without room, and those
- * after a failed allocation, go back to the tracker.
+ * kprefetchd_folios[], into room page cache made (@exchanged) or free
+ * memory; returns why it stopped early, or %SWAP_PREFETCH_STOP_DONE.
+ * Entries of groups without room, and those after a failed allocation,
+ * go back to the tracker.
  */
 static enum swap_prefetch_stop
 kprefetchd_read_popped(unsigned int nr, unsigned long delay,
-		       struct kprefetchd_round *r)
+		       bool exchanged, struct kprefetchd_round *r)
 {
 	enum swap_prefetch_stop stop = SWAP_PREFETCH_STOP_DONE;
 	enum kprefetchd_outcome outcome;
@@ -2900,6 +2901,10 @@ kprefetchd_read_popped(unsigned int nr, unsigned long delay,
 			stop = SWAP_PREFETCH_STOP_NOMEM;
 			break;
 		}
+		if (outcome == KPREFETCHD_READ)
+			trace_swap_prefetch_read(swp_type(kprefetchd_batch[i].entry),
+						 swp_offset(kprefetchd_batch[i].entry),
+						 exchanged);
 		r->nr_read += outcome == KPREFETCHD_READ;
 		kprefetchd_own_reads += outcome == KPREFETCHD_READ;
 		r->nr_stale += outcome == KPREFETCHD_STALE;
@@ -2923,7 +2928,7 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
 				       want, &kprefetchd_room, &kprefetchd_held,
 				       &r->nr_stale);
-	stop = kprefetchd_read_popped(nr, delay, r);
+	stop = kprefetchd_read_popped(nr, delay, false, r);
 	/* What is left belongs to nodes or groups without room: wait. */
 	if (nr < want && stop == SWAP_PREFETCH_STOP_DONE)
 		stop = (nodes_short || kprefetchd_held.nr) &&
@@ -2985,7 +2990,7 @@ kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
 	r->nr_exchanged += dropped;
 	room = min_t(unsigned long, dropped, nr);
 	kprefetchd_put_back(kprefetchd_batch + room, nr - room, &r->nr_stale);
-	stop = kprefetchd_read_popped(room, delay, r);
+	stop = kprefetchd_read_popped(room, delay, true, r);
 	if (stop == SWAP_PREFETCH_STOP_DONE && room < want)
 		stop = SWAP_PREFETCH_STOP_LOW_FREE;
 	return stop;

@@ -125,6 +125,33 @@ TRACE_EVENT(swap_prefetch_round,
 );
 
 /*
+ * A page read into the swap cache: its swap entry's type and offset, and
+ * whether page cache
+ * was dropped to make its room (an exchange) or it took free memory.
+ */
+TRACE_EVENT(swap_prefetch_read,
+
+	TP_PROTO(unsigned int type, unsigned long offset, bool exchanged),
+
+	TP_ARGS(type, offset, exchanged),
+
+	TP_STRUCT__entry(
+		__field(unsigned int, type)
+		__field(unsigned long, offset)
+		__field(bool, exchanged)
+	),
+
+	TP_fast_assign(
+		__entry->type = type;
+		__entry->offset = offset;
+		__entry->exchanged = exchanged;
+	),
+
+	TP_printk("type=%u offset=%lu room=%s", __entry->type, __entry->offset,
+		  __entry->exchanged ? "page_cache" : "free")
+);
+
+/*
  * An exchange on a node without room: the entries it popped, the page
  * cache pages it dropped for them (up to the high watermarks too), and
  * the oldest file folios it found used again (MGLRU), which stop it.

@@ -2478,63 +2478,161 @@ static long rereads_refaults(int fd, int enabled, size_t over_mib,
 }
 
 /*
- * One set size, off then on: false if a run could not be made.  Sets
- * @refaults_ok to whether the second pass refaulted within bounds, and
- * @exchanged to what prefetch dropped of page cache in the run with it on.
- */
-static bool rereads_case(int fd, size_t over_mib, bool *refaults_ok,
-			 long *exchanged)
-{
-	long off_r, on_r, ex_off;
-	size_t len = 0;
-
-	off_r = rereads_refaults(fd, 0, over_mib, &len, &ex_off);
-	if (off_r == -1)
-		return false;
-	on_r = rereads_refaults(fd, 1, over_mib, &len, exchanged);
-	if (on_r == -1)
-		return false;
-	ksft_print_msg("set of %zu MiB, %zu MiB over what was free:\n",
-		       len >> 20, over_mib);
-	ksft_print_msg("  second pass refaults %ld off, %ld on\n", off_r, on_r);
-	ksft_print_msg("  page cache dropped for prefetch: %ld off, %ld on\n",
-		       ex_off, *exchanged);
-	*refaults_ok = off_r >= 0 && on_r >= 0 &&
-		       (on_r * 10 <= off_r * 11 || on_r <= off_r + 300);
-	return true;
-}
-
-/*
- * Two sizes: a set that fits once the older cache is gone (prefetch off
- * refaults almost nothing), and one that does not fit even then, so that
- * the second pass refaults its own pages with prefetch off too.  Prefetch
- * must drop none of the set that fits for its reads, and the set that
- * does not fit must refault within bounds.  That the set that fits
- * refaults more with prefetch on, from pages read into free memory in
- * the pause (no page cache dropped), is known and open: reported as a
- * skip with its numbers, so that it stays in sight.
+ * The set fits once the older cache is gone: prefetch off refaults almost
+ * nothing in the second pass.  Prefetch must drop none of the set for its
+ * reads.  That the set refaults more with prefetch on, from pages read
+ * into free memory in the pause (no page cache dropped), is known and
+ * open: reported as a skip with its numbers, so that it stays in sight.
+ * (A set that does not fit refaults whole in its second pass, with
+ * prefetch off or on.)
  */
 static void test_rereads_keep_cache(void)
 {
 	const char *name = "a job that reads its files again keeps its cache";
-	bool fit_ok, big_ok;
-	long fit_ex, big_ex;
+	long off_r, on_r, ex_off, ex_on;
+	size_t len = 0;
 	int fd;
 
 	fd = open_backup_source(name);
 	if (fd < 0)
 		return;
-	if (rereads_case(fd, 32, &fit_ok, &fit_ex) &&
-	    rereads_case(fd, 128, &big_ok, &big_ex)) {
-		if (fit_ex || !big_ok)
-			ksft_test_result_fail("%s\n", name);
-		else if (!fit_ok)
-			ksft_test_result_skip("%s: the set that fits refaults more (known, open)\n",
-					      name);
-		else
-			ksft_test_result_pass("%s\n", name);
-	}
+	off_r = rereads_refaults(fd, 0, 32, &len, &ex_off);
+	on_r = off_r == -1 ? -1 : rereads_refaults(fd, 1, 32, &len, &ex_on);
 	close(fd);
+	if (on_r == -1)
+		return;
+	ksft_print_msg("set of %zu MiB, 32 MiB over what was free:\n",
+		       len >> 20);
+	ksft_print_msg("  second pass refaults %ld off, %ld on\n", off_r, on_r);
+	ksft_print_msg("  page cache dropped for prefetch: %ld off, %ld on\n",
+		       ex_off, ex_on);
+	if (off_r < 0 || on_r < 0 || ex_on)
+		ksft_test_result_fail("%s\n", name);
+	else if (on_r * 10 > off_r * 11 && on_r > off_r + 300)
+		ksft_test_result_skip("%s: it refaults more (known, open)\n",
+				      name);
+	else
+		ksft_test_result_pass("%s\n", name);
+}
+
+struct read_event {
+	unsigned int type;
+	unsigned long offset;
+	bool page_cache;
+};
+
+static int read_event_cmp(const void *a, const void *b)
+{
+	const struct read_event *x = a, *y = b;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * The swap_prefetch_read events in @trace, sorted by swap entry, into
+ * *@ev; returns how many, or -1 if memory ran out.
+ */
+static long parse_read_events(const char *trace, struct read_event **ev)
+{
+	const char *p = trace;
+	long n = 0, cap = 0;
+	char room[16];
+
+	*ev = NULL;
+	while ((p = strstr(p, "swap_prefetch_read: "))) {
+		struct read_event e;
+
+		if (sscanf(p, "swap_prefetch_read: type=%u offset=%lu room=%15s",
+			   &e.type, &e.offset, room) == 3) {
+			e.page_cache = !strcmp(room, "page_cache");
+			if (n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				*ev = realloc(*ev, cap * sizeof(**ev));
+				if (!*ev)
+					return -1;
+			}
+			(*ev)[n++] = e;
+		}
+		p++;
+	}
+	if (n)
+		qsort(*ev, n, sizeof(**ev), read_event_cmp);
+	return n;
+}
+
+/*
+ * No ping-pong: beside a set that nobody uses, cycles of page-cache work
+ * (24 MiB of the disk read once, each cycle further on) and idle (3 s,
+ * with a 1 s delay once the page cache has filled memory, after 8
+ * cycles).  Prefetch reads no swap offset twice, whether into free
+ * memory or into room it took from page cache, so it takes room for
+ * none twice (swap_prefetch_read events).  20 cycles; SP_PINGPONG_S set
+ * to a number of seconds soaks for that long instead (600: ten minutes).
+ */
+static void test_no_ping_pong(void)
+{
+	const char *name = "page-cache work and idle: no offset read twice";
+	const size_t chunk = 24 << 20;
+	const char *soak = getenv("SP_PINGPONG_S");
+	long n, i, twice = 0, cache = 0, cache_twice = 0, ex;
+	struct read_event *ev;
+	unsigned int cycles = 0;
+	time_t end = soak ? time(NULL) + atol(soak) : 0;
+	off_t size, off = 0;
+	struct ws w;
+	char *trace;
+	int fd;
+
+	if (access(TRACE_EVENTS "swap_prefetch_read/enable", W_OK)) {
+		ksft_test_result_skip("%s: no swap_prefetch trace events\n", name);
+		return;
+	}
+	fd = open_backup_source(name);
+	if (fd < 0)
+		return;
+	size = lseek(fd, 0, SEEK_END) & ~((off_t)sp_page_size() - 1);
+	if (!swapped_out_held_or_skip(&w, name)) {
+		close(fd);
+		return;
+	}
+	ex = sp_vmstat("swap_prefetch_exchanged_pages");
+	while (soak ? time(NULL) < end : cycles < 20) {
+		if (off + (off_t)chunk > size)
+			off = 0;
+		if (!read_range(fd, off, chunk))
+			ksft_exit_fail_msg("read: %s\n", strerror(errno));
+		off += chunk;
+		if (++cycles == 8)
+			set_knob("delay_ms", "1000");
+		sleep(3);
+	}
+	ex = sp_vmstat("swap_prefetch_exchanged_pages") - ex;
+	trace = read_whole(TRACING "trace");
+	n = trace ? parse_read_events(trace, &ev) : -1;
+	free(trace);
+	if (n < 0)
+		ksft_exit_fail_msg("cannot read the trace\n");
+	for (i = 0; i < n; i++) {
+		cache += ev[i].page_cache;
+		if (i && !read_event_cmp(&ev[i - 1], &ev[i])) {
+			twice++;
+			cache_twice += ev[i].page_cache || ev[i - 1].page_cache;
+		}
+	}
+	free(ev);
+	ksft_print_msg("%u cycles: %ld pages read, %ld into page cache's room (%ld dropped)\n",
+		       cycles, n, cache, ex);
+	ksft_print_msg("offsets read twice: %ld, of which into page cache's room: %ld\n",
+		       twice, cache_twice);
+	if (!n)
+		ksft_test_result_skip("%s: prefetch read nothing\n", name);
+	else
+		ksft_test_result(!twice && !sp_verify(w.buf, w.len),
+				 "%s\n", name);
+	close(fd);
+	ws_free(&w);
 }
 
 /*
@@ -3597,6 +3695,7 @@ static const struct {
 	{ "backup_room", test_backup_room },
 	{ "rereads", test_rereads_keep_cache },
 	{ "cache_kept", test_cache_kept },
+	{ "no_ping_pong", test_no_ping_pong },
 	{ "swap_full_group", test_swap_full_group },
 	{ "group_held", test_group_held },
 	{ "group_gone", test_group_gone },
