@@ -2438,8 +2438,8 @@ out:
  * what is free by @over_mib.  Reads are held back during the first pass
  * (prefetch into free memory while a job starts is another matter); the
  * pause is longer than the delay, so that prefetch has its chance then.
- * @len is the set's size, set by the first run and kept for the second.
- * Each run drops its pages after it.
+ * Each run sizes its set (@len) by what it finds free: the swap cache a
+ * hog leaves differs from run to run.  Each run drops its pages after it.
  */
 static long rereads_refaults(int fd, int enabled, size_t over_mib,
 			     size_t *len, long *exchanged)
@@ -2454,10 +2454,8 @@ static long rereads_refaults(int fd, int enabled, size_t over_mib,
 	set_knob("enabled", enabled ? "1" : "0");
 	if (!read_range(fd, size - old, old))
 		ksft_exit_fail_msg("read: %s\n", strerror(errno));
-	if (!*len) {
-		*len = ((size_t)sp_meminfo("MemFree") << 10) + (over_mib << 20);
-		*len &= ~((size_t)sp_page_size() - 1);
-	}
+	*len = ((size_t)sp_meminfo("MemFree") << 10) + (over_mib << 20);
+	*len &= ~((size_t)sp_page_size() - 1);
 	if ((off_t)*len > size - (off_t)old)
 		ksft_exit_fail_msg("the disk is too small for %zu MiB\n",
 				   *len >> 20);
@@ -2489,20 +2487,21 @@ static long rereads_refaults(int fd, int enabled, size_t over_mib,
 static void test_rereads_keep_cache(void)
 {
 	const char *name = "a job that reads its files again keeps its cache";
+	size_t len_off = 0, len_on = 0;
 	long off_r, on_r, ex_off, ex_on;
-	size_t len = 0;
 	int fd;
 
 	fd = open_backup_source(name);
 	if (fd < 0)
 		return;
-	off_r = rereads_refaults(fd, 0, 32, &len, &ex_off);
-	on_r = off_r == -1 ? -1 : rereads_refaults(fd, 1, 32, &len, &ex_on);
+	off_r = rereads_refaults(fd, 0, 32, &len_off, &ex_off);
+	on_r = off_r == -1 ? -1 :
+	       rereads_refaults(fd, 1, 32, &len_on, &ex_on);
 	close(fd);
 	if (on_r == -1)
 		return;
-	ksft_print_msg("set of %zu MiB, 32 MiB over what was free:\n",
-		       len >> 20);
+	ksft_print_msg("sets of %zu and %zu MiB, 32 MiB over what was free:\n",
+		       len_off >> 20, len_on >> 20);
 	ksft_print_msg("  second pass refaults %ld off, %ld on\n", off_r, on_r);
 	ksft_print_msg("  page cache dropped for prefetch: %ld off, %ld on\n",
 		       ex_off, ex_on);
