@@ -1594,9 +1594,11 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_group_calm);
  * When pages begin to go out to swap again, the reads since the last
  * swap-out are judged: if they took room of page cache and fewer than
  * half were used by now, no exchange until the swap-out after; otherwise,
- * and after such a pause, it may again.  When anonymous memory went out
- * faster than page cache was reclaimed, a job needed memory: the page cache
- * that may make room is what came in after that.
+ * and after such a pause, it may again.  A spell of reclaim runs from a
+ * look that finds reclaim at work after one that found none; if in one of
+ * its looks anonymous memory went out faster than page cache was
+ * reclaimed, a job needed memory, and the page cache counts from the
+ * spell's start: a backup that ran beside that job counts whole.
  */
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
@@ -1606,17 +1608,20 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 	unsigned long stolen = now->stolen - x->seen.stolen;
 
 	if (recorded && !x->swapping) {
-		x->stopped = x->exchanged &&
-			     (now->used - x->base.used) * 2 < x->read;
+		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
 		x->read = 0;
 		x->exchanged = 0;
-		x->base.used = now->used;
+		x->used = now->used;
 	}
 	x->swapping = recorded;
-	if (recorded && recorded >= stolen) {
-		x->base.recorded = now->recorded;
-		x->base.stolen = now->stolen;
-		x->base.refaulted = now->refaulted;
+	if (!recorded && !stolen) {
+		x->in_spell = false;
+	} else {
+		if (!x->in_spell)
+			x->spell = x->seen;
+		x->in_spell = true;
+		if (recorded >= stolen)
+			x->base = x->spell;
 	}
 	x->seen = *now;
 }
@@ -1642,16 +1647,15 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  * @x: the exchange, as of the last look
  * @inactive: pages on the inactive file lists now
  *
- * Since anonymous memory last went out to swap faster than page cache was
- * reclaimed, did reclaim take more file pages than the inactive file lists
- * hold, with fewer than one in eight coming back?  Then the page cache
- * turned over after the job that swapped was done, and nothing it evicted
- * was read again: a backup or an indexer that read more than memory holds.
- * A job that reads again a set that fits has evicted less (the page cache
- * that was there before it), and keeps its cache; one whose set does not
- * fit finds its oldest pages evicted by the time it gets back to them,
- * with or without prefetch.  MGLRU swaps some anonymous memory out while a
- * stream goes by; that does not start the count again.
+ * Since the last spell of reclaim that swapped a job out began, did
+ * reclaim take more file pages than the inactive file lists hold, with
+ * fewer than one in eight coming back?  Then the page cache turned over
+ * since, and nothing it evicted was read again: a backup or an indexer
+ * that read more than memory holds, beside that job or after it.  A job
+ * that reads again a set that fits has evicted less, and keeps its
+ * cache; one whose set does not fit finds its oldest pages evicted by the
+ * time it comes back to them, with or without prefetch.  MGLRU swaps some
+ * anonymous memory out while a stream goes by; that starts nothing again.
  *
  * Return: true if such page cache may make room for swapped-out pages.
  */

@@ -229,10 +229,30 @@ EOINIT
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
 
+# A tree of N small files in directories of 100, as an indexer walks:
+# $CACHE/tree-N, made once and kept.
+make_tree() {
+	[ -d "$CACHE/tree-$1" ] && return
+	rm -rf "$CACHE/tree-$1.tmp"
+	python3 - "$CACHE/tree-$1.tmp" "$1" <<'EOPY' || die "cannot make a tree of $1 files"
+import os, sys
+root, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    d = os.path.join(root, "d%04d" % (i // 10000), "d%04d" % (i // 100 % 100))
+    if i % 100 == 0:
+        os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "f%02d" % (i % 100)), "w") as f:
+        f.write("x")
+EOPY
+	mv "$CACHE/tree-$1.tmp" "$CACHE/tree-$1"
+}
+
 # The guest's /dev/vda: an ext4 filesystem that /init puts the swap file
 # on, as an installer does, with the files the background uses: data
 # (256 MiB, an indexer's) and journal (64 MiB, a journal's ring), written
-# out, not sparse.  GUEST_SWAP_LAYOUT=disk: a bare disk for swap instead.
+# out, not sparse; with GUEST_TREE_FILES=N, also tree/, N one-byte files
+# for an updatedb-like walk.  GUEST_SWAP_LAYOUT=disk: a bare disk for
+# swap instead.
 make_root_disk() {
 	img=$1
 	swap_mib=$2
@@ -248,7 +268,16 @@ make_root_disk() {
 	mkdir -p "$content"
 	head -c 256M /dev/zero | tr '\0' i >"$content/data"
 	head -c 64M /dev/zero | tr '\0' j >"$content/journal"
-	mke2fs -q -t ext4 -F -d "$content" "$img" "$((swap_mib + 512))M" \
+	inodes=
+	if [ "${GUEST_TREE_FILES:-0}" -gt 0 ]; then
+		make_tree "$GUEST_TREE_FILES"
+		cp -a "$CACHE/tree-$GUEST_TREE_FILES" "$content/tree"
+		# One-byte files live in their inodes (inline_data).
+		inodes="-N $((GUEST_TREE_FILES + 16384)) -O inline_data"
+	fi
+	# shellcheck disable=SC2086
+	mke2fs -q -t ext4 -F $inodes -d "$content" "$img" \
+		"$((swap_mib + 512 + ${GUEST_TREE_FILES:-0} / 2048))M" \
 		>/dev/null ||
 		die "mke2fs failed for $img"
 	rm -rf "$content"

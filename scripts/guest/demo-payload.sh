@@ -72,12 +72,20 @@ trace_on() {
 	: >/sys/kernel/tracing/trace
 	echo 1 >"$EVENTS"
 }
-trace_summary() {
+# What kprefetchd decided during a run: its verdicts, why rounds stopped,
+# and what its exchanges dropped of page cache (and found used again).
+trace_tally() {
 	[ -w "$EVENTS" ] || return 0
 	echo 0 >"$EVENTS"
 	echo "demo: $1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+' \
 		/sys/kernel/tracing/trace | sort | uniq -c |
-		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }')"
+		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }') $(
+		grep -oE 'dropped=[0-9]+ reused=[0-9]+' /sys/kernel/tracing/trace |
+		tr '=' ' ' | awk '{ n++; d += $2; r += $4 }
+			END { printf "exchanges:%d dropped:%d reused:%d", n, d, r }')"
+}
+trace_summary() {
+	trace_tally "$1"
 	# The events themselves, for whoever reads the console log.
 	grep -E 'swap_prefetch_(delay|round):' /sys/kernel/tracing/trace |
 		head -300 | sed 's/^ */kptrace: /'
@@ -115,7 +123,9 @@ fresh_bench() {
 	echo 3 >/proc/sys/vm/drop_caches
 	label=$2
 	shift 2
+	trace_on
 	bench --idle "$IDLE" --label "$label" "$@"
+	trace_tally "$label"
 }
 # NAME with prefetch off, then on, each from an empty page cache; RUN,
 # if set, ends both labels (.2, .3 for repeated pairs):
@@ -188,6 +198,22 @@ backup_after() {
 	fresh_bench 0 "backup_agent${SUFFIX}" "$@" --peer reclaim
 	exec 9<&-
 }
+# An indexer, as updatedb: once the hog is done, it walks a tree of small
+# files on the root disk (dentries, inodes, directory and inode table
+# blocks), then ends; beside it, the same walk in a cgroup held at
+# memory.high, as plocate-updatedb.service could be.
+updatedb() {
+	if [ ! -d /mnt/tree ]; then
+		echo "demo: no /mnt/tree: no updatedb row"
+		return
+	fi
+	off_then_on updatedb --job-walk /mnt/tree
+	if cg_tree && mkdir -p "$CG/system.slice/updatedb.service" &&
+	   echo 33554432 >"$CG/system.slice/updatedb.service/memory.high"; then
+		fresh_bench 1 "updatedb_memcg${SUFFIX}" --job-walk /mnt/tree \
+			--job-cgroup "$CG/system.slice/updatedb.service"
+	fi
+}
 # Containers as systemd lays them out, controllers enabled through
 # subtree_control: the application and its hog in user.slice's session
 # scope, the journal in system.slice, and a container in machine.slice
@@ -248,6 +274,7 @@ run_scenarios() {
 		pagecache) pagecache ;;
 		backup) backup ;;
 		backup_after) backup_after ;;
+		updatedb) updatedb ;;
 		zswap) zswap_row ;;
 		mix) scenario mix --churn 2 --writer "$JOURNAL" --reader "$DATA" --reader-rate 2 --cpu 10 ;;
 		containers) containers ;;

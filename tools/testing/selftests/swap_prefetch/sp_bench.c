@@ -14,7 +14,12 @@
  * re-touch: it reads part of a disk twice, and the result says how much
  * of W survived it and what the job itself paid (its time per pass and
  * the page cache's own refaults).  With --job-reads, a backup-like job
- * reads a disk while the hog pushes W out, and leaves its page cache.
+ * reads a disk while the hog pushes W out (or, with --job-after, once it
+ * is done), and leaves its page cache; with --job-dontneed it drops what
+ * it read, with --job-cgroup it runs in a cgroup of its own.  With
+ * --job-walk, an indexer walks a tree once the hog is done, as updatedb
+ * does.  --peer reclaim is an agent that writes memory.reclaim with
+ * swappiness=0 and then asks for W with process_madvise(MADV_WILLNEED).
  * With --hibernate, the machine hibernates instead of running the hog:
  * the snapshot's own reclaim pushes W out to fit the image into
  * image_size, the machine reboots (QEMU exits with -no-reboot), and the
@@ -29,6 +34,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
+#include <ftw.h>
 #include <sys/uio.h>
 
 #include "sp_util.h"
@@ -49,6 +55,7 @@ struct options {
 	int job_after;		/* --job-after: the job runs once the hog is done */
 	int job_dontneed;	/* --job-dontneed: it drops what it read */
 	const char *job_cgroup;	/* --job-cgroup: the cgroup it runs in */
+	const char *walk_dir;	/* --job-walk: the tree an indexer walks */
 	int no_swapout;
 	int pageout;
 	long hibernate_mib;	/* image_size for --hibernate; -1: no */
@@ -268,11 +275,20 @@ static bool parse_dev_mib(const char *arg, const char **dev,
 	return *dev;
 }
 
+static int walk_one(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	return 0;
+}
+
 /*
- * The job of --job-reads: reads its disk and exits, 0 if it read it all;
- * in its cgroup, if it has one (a backup.service with memory.high).
+ * The job of --job-reads or --job-walk: reads its disk, or walks a tree
+ * as updatedb does (every directory read and every entry's inode looked
+ * at: dentries, inodes and directory blocks), and exits, 0 if it got
+ * through; in its cgroup, if it has one (a backup.service with
+ * memory.high).
  */
-static pid_t start_reader(const struct options *o)
+static pid_t start_job(const struct options *o)
 {
 	pid_t pid = fork();
 
@@ -287,6 +303,9 @@ static pid_t start_reader(const struct options *o)
 			if (sp_write(path, me))
 				_exit(1);
 		}
+		if (o->walk_dir)
+			_exit(nftw(o->walk_dir, walk_one, 64,
+				   FTW_PHYS | FTW_MOUNT) != 0);
 		fd = open(o->job_dev, O_RDONLY);
 		_exit(fd < 0 || read_through_cache(fd, o->job_mib,
 						   o->job_dontneed) < 0);
@@ -310,7 +329,8 @@ static void print_help(const char *prog)
 	fprintf(stderr, "  [--no-swapout | --pageout] [--label name] [--trace file]\n");
 	fprintf(stderr, "  [--background 'sp_noise arguments'] [--then-read dev:MiB]\n");
 	fprintf(stderr, "  [--job-reads dev:MiB [--job-after] [--job-dontneed]\n");
-	fprintf(stderr, "   [--job-cgroup dir]] [--hibernate image-MiB]\n");
+	fprintf(stderr, "   [--job-cgroup dir]] [--job-walk dir [--job-cgroup dir]]\n");
+	fprintf(stderr, "  [--hibernate image-MiB]\n");
 	fprintf(stderr, "Touches a working set, swaps it out with a hog, idles, re-touches it.\n");
 	exit(2);
 }
@@ -331,6 +351,7 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "job-after", no_argument, NULL, 'A' },
 		{ "job-dontneed", no_argument, NULL, 'D' },
 		{ "job-cgroup", required_argument, NULL, 'C' },
+		{ "job-walk", required_argument, NULL, 'W' },
 		{ "no-swapout", no_argument, NULL, 'n' },
 		{ "pageout", no_argument, NULL, 'o' },
 		{ "hibernate", required_argument, NULL, 'H' },
@@ -385,6 +406,10 @@ static void parse(int argc, char **argv, struct options *o)
 		case 'C':
 			o->job_cgroup = optarg;
 			break;
+		case 'W':
+			o->walk_dir = optarg;
+			o->job_after = 1;
+			break;
 		case 'n':
 			o->no_swapout = 1;
 			break;
@@ -410,6 +435,7 @@ int main(int argc, char **argv)
 	double peer_s = 0, restore_s = -1, t0, touch_s;
 	double read_s[2] = { 0, 0 };
 	long file_refaults = 0, free_kib, cache_kib, cache_end_kib, ex0, ex1;
+	long slab_kib, slab_end_kib;
 	size_t resident_idle;
 	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
@@ -441,17 +467,18 @@ int main(int argc, char **argv)
 		if (hibernate_and_resume(o.hibernate_mib))
 			return 2;
 	} else if (!o.no_swapout) {
-		pid_t job = o.job_dev && !o.job_after ? start_reader(&o) : 0;
+		bool has_job = o.job_dev || o.walk_dir;
+		pid_t job = has_job && !o.job_after ? start_job(&o) : 0;
 
 		if (sp_run_hog(o.hog_mib)) {
 			fprintf(stderr, "the memory hog failed\n");
 			return 2;
 		}
-		if (o.job_dev && o.job_after)
-			job = start_reader(&o);
+		if (has_job && o.job_after)
+			job = start_job(&o);
 		if (job && !job_done(job)) {
-			fprintf(stderr, "cannot read %lu MiB of %s\n",
-				o.job_mib, o.job_dev);
+			fprintf(stderr, "the job (%s) failed\n",
+				o.walk_dir ? o.walk_dir : o.job_dev);
 			return 2;
 		}
 	}
@@ -473,6 +500,7 @@ int main(int argc, char **argv)
 	free_kib = sp_meminfo("MemFree");
 	/* A block device's page cache counts as Buffers. */
 	cache_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
+	slab_kib = sp_meminfo("SReclaimable");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	ex0 = sp_vmstat("swap_prefetch_exchanged_pages");
 	sp_usefulness(use0);
@@ -504,6 +532,7 @@ int main(int argc, char **argv)
 	read1 = sp_vmstat("swap_prefetch_read_pages");
 	ex1 = sp_vmstat("swap_prefetch_exchanged_pages");
 	cache_end_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
+	slab_end_kib = sp_meminfo("SReclaimable");
 	if (noise)
 		noise_rc = stop_background(noise);
 
@@ -550,8 +579,8 @@ int main(int argc, char **argv)
 	       read_s[0], read_s[1], file_refaults);
 	printf(" job_mib=%lu memfree_idle_kib=%ld pagecache_idle_kib=%ld",
 	       o.job_dev ? o.job_mib : 0, free_kib, cache_kib);
-	printf(" pagecache_end_kib=%ld exchanged=%ld\n", cache_end_kib,
-	       ex1 - ex0);
+	printf(" pagecache_end_kib=%ld exchanged=%ld", cache_end_kib, ex1 - ex0);
+	printf(" slab_idle_kib=%ld slab_end_kib=%ld\n", slab_kib, slab_end_kib);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;
