@@ -148,12 +148,9 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_tasks, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
-/* Use-once page cache for swapped-out pages; see kprefetchd_file_reused(). */
+/* Use-once page cache for swapped-out pages; file refaults seen so far. */
 static struct swap_prefetch_exchange kprefetchd_exchange;
-static struct {
-	unsigned long refaults;
-	unsigned long active;
-} kprefetchd_file;
+static unsigned long kprefetchd_file_refaults;
 /* Bit 0: a knob changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
@@ -2421,22 +2418,17 @@ static unsigned long kprefetchd_unused_pages(void)
 }
 
 /*
- * Did the page cache show itself a working set since the last look?  File
- * pages refaulted, or were activated by a second access (classic LRU;
- * under MGLRU, such pages keep their generation with a higher tier, which
- * reclaim_use_once_file() finds).  Counters folded in per CPU may move by
- * a few pages without an activation: SWAP_CLUSTER_MAX of them are slack.
+ * Did file pages refault since the last look: the page cache is read
+ * again.  (Activations are no such sign by themselves: reclaim activates
+ * the pages of a file that is mapped and in use, which no exchange takes.)
  */
-static bool kprefetchd_file_reused(void)
+static bool kprefetchd_file_refaulted(void)
 {
 	unsigned long refaults = global_node_page_state(WORKINGSET_REFAULT_FILE);
-	unsigned long active = global_node_page_state(NR_ACTIVE_FILE);
-	bool reused = refaults != kprefetchd_file.refaults ||
-		      active > kprefetchd_file.active + SWAP_CLUSTER_MAX;
+	bool refaulted = refaults != kprefetchd_file_refaults;
 
-	kprefetchd_file.refaults = refaults;
-	kprefetchd_file.active = active;
-	return reused;
+	kprefetchd_file_refaults = refaults;
+	return refaulted;
 }
 
 static bool kprefetchd_may_exchange(void)
@@ -2466,7 +2458,7 @@ static bool kprefetchd_exchange_possible(void)
 	int nid;
 
 	swap_prefetch_exchange_look(&kprefetchd_exchange, &now);
-	if (kprefetchd_file_reused())
+	if (kprefetchd_file_refaulted())
 		kprefetchd_exchange.stopped = true;
 	if (!kprefetchd_may_exchange() ||
 	    !swap_prefetch_exchange_streamed(&kprefetchd_exchange,

@@ -496,7 +496,7 @@ struct swap_prefetch_exchange_counts {
  * what a stream left: since the last spell of reclaim that swapped a job
  * out began, reclaim took more file pages than the inactive file lists now
  * hold, and few of them came back.  It stops until pages next go out to
- * swap at the first sign that the page cache is a working set, and
+ * swap at the first sign that the page cache is read again, and
  * between the next two swap-outs when fewer than half of the reads since
  * the last one were used by the time the next began.
  */
