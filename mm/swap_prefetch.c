@@ -2418,14 +2418,16 @@ static unsigned long kprefetchd_unused_pages(void)
 }
 
 /*
- * Did file pages refault since the last look: the page cache is read
- * again.  (Activations are no such sign by themselves: reclaim activates
- * the pages of a file that is mapped and in use, which no exchange takes.)
+ * Did file pages refault since the last look, more than a few: the page
+ * cache is read again.  A job that reads its files again refaults a batch
+ * of them at once; a filesystem that reads back a bitmap block, one.
+ * (Activations are no such sign by themselves: reclaim activates the pages
+ * of a mapped file in use, which no exchange takes.)
  */
 static bool kprefetchd_file_refaulted(void)
 {
 	unsigned long refaults = global_node_page_state(WORKINGSET_REFAULT_FILE);
-	bool refaulted = refaults != kprefetchd_file_refaults;
+	bool refaulted = refaults - kprefetchd_file_refaults > SWAP_CLUSTER_MAX;
 
 	kprefetchd_file_refaults = refaults;
 	return refaulted;
@@ -2980,8 +2982,8 @@ kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
 						nr + kprefetchd_node_deficit(nid, nr),
 						&reused);
 	trace_swap_prefetch_exchange(nid, nr, dropped, reused);
-	/* MGLRU: the oldest generation holds pages used again. */
-	if (reused)
+	/* MGLRU: the oldest generation holds more pages used again than not. */
+	if (reused > dropped)
 		kprefetchd_exchange.stopped = true;
 	r->nr_exchanged += dropped;
 	room = min_t(unsigned long, dropped, nr);

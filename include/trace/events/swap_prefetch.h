@@ -154,7 +154,8 @@ TRACE_EVENT(swap_prefetch_read,
 /*
  * An exchange on a node without room: the entries it popped, the page
  * cache pages it dropped for them (up to the high watermarks too), and
- * the oldest file folios it found used again (MGLRU), which stop it.
+ * the oldest file folios it found used again (MGLRU); more of those than
+ * pages dropped stop it.
  */
 TRACE_EVENT(swap_prefetch_exchange,
 
