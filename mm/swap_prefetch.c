@@ -148,9 +148,13 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_tasks, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
-/* Use-once page cache for swapped-out pages; file refaults seen so far. */
+/*
+ * Use-once page cache for swapped-out pages; file refaults seen so far;
+ * pressure seen since kprefetchd last read.
+ */
 static struct swap_prefetch_exchange kprefetchd_exchange;
 static unsigned long kprefetchd_file_refaults;
+static bool kprefetchd_in_spell;
 /* Bit 0: a knob changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
@@ -1591,18 +1595,13 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_group_calm);
  * When pages begin to go out to swap again, the reads since the last
  * swap-out are judged: if they took room of page cache and fewer than
  * half were used by now, no exchange until the swap-out after; otherwise,
- * and after such a pause, it may again.  A spell of reclaim runs from a
- * look that finds reclaim at work after one that found none; if in one of
- * its looks anonymous memory went out faster than page cache was
- * reclaimed, a job needed memory, and the page cache counts from the
- * spell's start: a backup that ran beside that job counts whole.
+ * and after such a pause, it may again.
  */
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 			    const struct swap_prefetch_exchange_counts *now)
 {
-	unsigned long recorded = now->recorded - x->seen.recorded;
-	unsigned long stolen = now->stolen - x->seen.stolen;
+	bool recorded = now->recorded != x->seen.recorded;
 
 	if (recorded && !x->swapping) {
 		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
@@ -1611,18 +1610,21 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 		x->used = now->used;
 	}
 	x->swapping = recorded;
-	if (!recorded && !stolen) {
-		x->in_spell = false;
-	} else {
-		if (!x->in_spell)
-			x->spell = x->seen;
-		x->in_spell = true;
-		if (recorded >= stolen)
-			x->base = x->spell;
-	}
 	x->seen = *now;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
+
+/**
+ * swap_prefetch_exchange_spell - a spell of pressure began
+ * @x: the exchange, as of the last look
+ *
+ * The page cache that may make room is what reclaim went through since.
+ */
+VISIBLE_IF_KUNIT void swap_prefetch_exchange_spell(struct swap_prefetch_exchange *x)
+{
+	x->base = x->seen;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_spell);
 
 /**
  * swap_prefetch_exchange_account - count a round's reads
@@ -1644,15 +1646,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  * @x: the exchange, as of the last look
  * @inactive: pages on the inactive file lists now
  *
- * Since the last spell of reclaim that swapped a job out began, did
- * reclaim take more file pages than the inactive file lists hold, with
- * fewer than one in eight coming back?  Then the page cache turned over
- * since, and nothing it evicted was read again: a backup or an indexer
- * that read more than memory holds, beside that job or after it.  A job
- * that reads again a set that fits has evicted less, and keeps its
- * cache; one whose set does not fit finds its oldest pages evicted by the
- * time it comes back to them, with or without prefetch.  MGLRU swaps some
- * anonymous memory out while a stream goes by; that starts nothing again.
+ * Since the last spell of pressure began, did reclaim take more file
+ * pages than the inactive file lists hold, with fewer than one in eight
+ * coming back?  Then the page cache turned over since, and nothing it
+ * evicted was read again: a backup or an indexer that read more than
+ * memory holds, beside the job that swapped or after it.  A job that
+ * reads again a set that fits has evicted less, and keeps its cache; one
+ * whose set does not fit finds its oldest pages evicted by the time it
+ * comes back to them, with or without prefetch.
  *
  * Return: true if such page cache may make room for swapped-out pages.
  */
@@ -3179,6 +3180,14 @@ static bool kprefetchd_owners(unsigned int type, const u32 *offsets,
 	return true;
 }
 
+/* Pressure: a spell of it begins, if kprefetchd read since the last. */
+static void kprefetchd_pressure_seen(void)
+{
+	if (!kprefetchd_in_spell)
+		swap_prefetch_exchange_spell(&kprefetchd_exchange);
+	kprefetchd_in_spell = true;
+}
+
 static void kprefetchd_do_round(void)
 {
 	struct swap_prefetch_snapshot snap;
@@ -3192,8 +3201,10 @@ static void kprefetchd_do_round(void)
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		/* A busy CPU or a short node leaves the tracker as it was. */
-		if (swap_prefetch_restarts_delay(verdict))
+		if (swap_prefetch_restarts_delay(verdict)) {
 			kprefetchd_sifted = false;
+			kprefetchd_pressure_seen();
+		}
 		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),
@@ -3206,6 +3217,7 @@ static void kprefetchd_do_round(void)
 							   kprefetchd_sieve));
 		kprefetchd_sifted = true;
 	}
+	kprefetchd_in_spell = false;
 	kprefetchd_read_batch(batch, &t);
 }
 

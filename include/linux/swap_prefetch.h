@@ -481,34 +481,30 @@ struct swap_prefetch_exchange_counts {
 /**
  * struct swap_prefetch_exchange - may use-once page cache make room?
  * @seen: the counts at the last look
- * @spell: the counts when the current or last spell of reclaim began
- * @base: @spell of the last spell in which anonymous memory went out to
- *	swap faster than page cache was reclaimed: a job that needed memory
+ * @base: the counts when the last spell of pressure began
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
  * @exchanged: of those, pages read into room of page cache dropped for them
  * @swapping: pages went out to swap since the look before the last
- * @in_spell: reclaim ran since the look before the last
  * @stopped: no exchange until the next swap-out begins
  *
  * With no node that has room, kprefetchd may drop page cache that was used
  * once, page for page, for the entries it reads, if that page cache is
- * what a stream left: since the last spell of reclaim that swapped a job
- * out began, reclaim took more file pages than the inactive file lists now
- * hold, and few of them came back.  It stops until pages next go out to
- * swap at the first sign that the page cache is read again, and
- * between the next two swap-outs when fewer than half of the reads since
- * the last one were used by the time the next began.
+ * what a stream left: since the last spell of pressure began (the first
+ * pressure kprefetchd saw after it last read), reclaim took more file
+ * pages than the inactive file lists now hold, and few of them came back.
+ * It stops until pages next go out to swap at the first sign that the
+ * page cache is read again, and between the next two swap-outs when fewer
+ * than half of the reads since the last one were used by the time the
+ * next began.
  */
 struct swap_prefetch_exchange {
 	struct swap_prefetch_exchange_counts seen;
-	struct swap_prefetch_exchange_counts spell;
 	struct swap_prefetch_exchange_counts base;
 	unsigned long used;
 	unsigned long read;
 	unsigned long exchanged;
 	bool swapping;
-	bool in_spell;
 	bool stopped;
 };
 
@@ -689,6 +685,7 @@ bool swap_prefetch_group_calm(struct swap_prefetch_watch *w, unsigned short id,
 			      u64 pressure, unsigned long now, unsigned long hold);
 void swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 				 const struct swap_prefetch_exchange_counts *now);
+void swap_prefetch_exchange_spell(struct swap_prefetch_exchange *x);
 void swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
 				    unsigned long read, unsigned long exchanged);
 bool swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
