@@ -148,13 +148,9 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_tasks, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
-/*
- * Use-once page cache for swapped-out pages; file refaults seen so far;
- * pressure seen since kprefetchd last read.
- */
+/* Use-once page cache for swapped-out pages; file refaults seen so far. */
 static struct swap_prefetch_exchange kprefetchd_exchange;
 static unsigned long kprefetchd_file_refaults;
-static bool kprefetchd_in_spell;
 /* Bit 0: a knob changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
@@ -1615,16 +1611,25 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
 
 /**
- * swap_prefetch_exchange_spell - a spell of pressure began
+ * swap_prefetch_exchange_pressure - kprefetchd saw pressure
  * @x: the exchange, as of the last look
  *
- * The page cache that may make room is what reclaim went through since.
+ * The first pressure since kprefetchd last read begins a spell.  If pages
+ * go out to swap in it, a job needed memory: the page cache that may make
+ * room counts from the spell's start, and a backup that ran beside that
+ * job counts whole.  A spell without swap-out (kswapd topping up free
+ * memory after a stream) leaves the count where it was.
  */
-VISIBLE_IF_KUNIT void swap_prefetch_exchange_spell(struct swap_prefetch_exchange *x)
+VISIBLE_IF_KUNIT void
+swap_prefetch_exchange_pressure(struct swap_prefetch_exchange *x)
 {
-	x->base = x->seen;
+	if (!x->in_spell)
+		x->spell = x->seen;
+	x->in_spell = true;
+	if (x->swapping)
+		x->base = x->spell;
 }
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_spell);
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_pressure);
 
 /**
  * swap_prefetch_exchange_account - count a round's reads
@@ -1646,14 +1651,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  * @x: the exchange, as of the last look
  * @inactive: pages on the inactive file lists now
  *
- * Since the last spell of pressure began, did reclaim take more file
- * pages than the inactive file lists hold, with fewer than one in eight
- * coming back?  Then the page cache turned over since, and nothing it
- * evicted was read again: a backup or an indexer that read more than
- * memory holds, beside the job that swapped or after it.  A job that
- * reads again a set that fits has evicted less, and keeps its cache; one
- * whose set does not fit finds its oldest pages evicted by the time it
- * comes back to them, with or without prefetch.
+ * Since the last spell of pressure that swapped pages out began, did
+ * reclaim take more file pages than the inactive file lists hold, with
+ * fewer than one in eight coming back?  Then the page cache turned over
+ * since, and what reclaim evicted was not read again: a backup or an
+ * indexer that read more than memory holds, beside the job that swapped
+ * or after it.  A job that reads again a set that fits has evicted less,
+ * and keeps its cache; one whose set does not fit finds its oldest pages
+ * evicted by the time it comes back to them, with or without prefetch.
  *
  * Return: true if such page cache may make room for swapped-out pages.
  */
@@ -3180,14 +3185,6 @@ static bool kprefetchd_owners(unsigned int type, const u32 *offsets,
 	return true;
 }
 
-/* Pressure: a spell of it begins, if kprefetchd read since the last. */
-static void kprefetchd_pressure_seen(void)
-{
-	if (!kprefetchd_in_spell)
-		swap_prefetch_exchange_spell(&kprefetchd_exchange);
-	kprefetchd_in_spell = true;
-}
-
 static void kprefetchd_do_round(void)
 {
 	struct swap_prefetch_snapshot snap;
@@ -3203,7 +3200,7 @@ static void kprefetchd_do_round(void)
 		/* A busy CPU or a short node leaves the tracker as it was. */
 		if (swap_prefetch_restarts_delay(verdict)) {
 			kprefetchd_sifted = false;
-			kprefetchd_pressure_seen();
+			swap_prefetch_exchange_pressure(&kprefetchd_exchange);
 		}
 		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
@@ -3217,7 +3214,7 @@ static void kprefetchd_do_round(void)
 							   kprefetchd_sieve));
 		kprefetchd_sifted = true;
 	}
-	kprefetchd_in_spell = false;
+	kprefetchd_exchange.in_spell = false;
 	kprefetchd_read_batch(batch, &t);
 }
 

@@ -481,30 +481,33 @@ struct swap_prefetch_exchange_counts {
 /**
  * struct swap_prefetch_exchange - may use-once page cache make room?
  * @seen: the counts at the last look
- * @base: the counts when the last spell of pressure began
+ * @spell: the counts when the current or last spell of pressure began
+ * @base: @spell of the last spell in which pages went out to swap
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
  * @exchanged: of those, pages read into room of page cache dropped for them
  * @swapping: pages went out to swap since the look before the last
+ * @in_spell: pressure was seen since kprefetchd last read
  * @stopped: no exchange until the next swap-out begins
  *
  * With no node that has room, kprefetchd may drop page cache that was used
  * once, page for page, for the entries it reads, if that page cache is
- * what a stream left: since the last spell of pressure began (the first
- * pressure kprefetchd saw after it last read), reclaim took more file
- * pages than the inactive file lists now hold, and few of them came back.
- * It stops until pages next go out to swap at the first sign that the
- * page cache is read again, and between the next two swap-outs when fewer
- * than half of the reads since the last one were used by the time the
- * next began.
+ * what a stream left: since the last spell of pressure that swapped pages
+ * out began, reclaim took more file pages than the inactive file lists
+ * now hold, and few of them came back.  It stops until pages next go out
+ * to swap at the first sign that the page cache is read again, and
+ * between the next two swap-outs when fewer than half of the reads since
+ * the last one were used by the time the next began.
  */
 struct swap_prefetch_exchange {
 	struct swap_prefetch_exchange_counts seen;
+	struct swap_prefetch_exchange_counts spell;
 	struct swap_prefetch_exchange_counts base;
 	unsigned long used;
 	unsigned long read;
 	unsigned long exchanged;
 	bool swapping;
+	bool in_spell;
 	bool stopped;
 };
 
@@ -685,7 +688,7 @@ bool swap_prefetch_group_calm(struct swap_prefetch_watch *w, unsigned short id,
 			      u64 pressure, unsigned long now, unsigned long hold);
 void swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 				 const struct swap_prefetch_exchange_counts *now);
-void swap_prefetch_exchange_spell(struct swap_prefetch_exchange *x);
+void swap_prefetch_exchange_pressure(struct swap_prefetch_exchange *x);
 void swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
 				    unsigned long read, unsigned long exchanged);
 bool swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
