@@ -2983,10 +2983,19 @@ kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
 	nr = swap_prefetch_tracker_pop(&swap_prefetch_global, kprefetchd_batch,
 				       want, &node, &kprefetchd_held,
 				       &r->nr_stale);
-	if (nr)
+	if (nr) {
+		/*
+		 * The folios are freed to this CPU's per-cpu lists, which the
+		 * zones' free counts, and so the watermark checks of the reads'
+		 * allocations, do not see: spill them, on the same CPU.
+		 */
+		migrate_disable();
 		dropped = reclaim_use_once_file(NODE_DATA(nid),
 						nr + kprefetchd_node_deficit(nid, nr),
 						&reused);
+		drain_local_pages(NULL);
+		migrate_enable();
+	}
 	trace_swap_prefetch_exchange(nid, nr, dropped, reused);
 	/* MGLRU: the oldest generation holds more pages used again than not. */
 	if (reused > dropped)

@@ -365,6 +365,8 @@ struct swap_prefetch_zone_snap {
  *	were not used yet
  * @totalram: usable RAM
  * @swap_full: more than half of swap is in use
+ * @exchange: page cache a stream left may make room on a node that has
+ *	none (struct swap_prefetch_exchange)
  */
 struct swap_prefetch_snapshot {
 	unsigned int activity;
