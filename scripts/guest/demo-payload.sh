@@ -77,7 +77,7 @@ trace_on() {
 trace_tally() {
 	[ -w "$EVENTS" ] || return 0
 	echo 0 >"$EVENTS"
-	echo "demo: $1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+' \
+	echo "demo: $1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+|activity=[a-z_|]+' \
 		/sys/kernel/tracing/trace | sort | uniq -c |
 		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }') $(
 		grep -oE 'dropped=[0-9]+ reused=[0-9]+' /sys/kernel/tracing/trace |
