@@ -426,7 +426,8 @@ static void parse(int argc, char **argv, struct options *o)
 		}
 	}
 	if (!o->ws_mib || (strcmp(o->peer, "none") && strcmp(o->peer, "willneed") &&
-			   strcmp(o->peer, "swapoff") && strcmp(o->peer, "damon")))
+			   strcmp(o->peer, "swapoff") && strcmp(o->peer, "damon") &&
+			   strcmp(o->peer, "reclaim")))
 		print_help(argv[0]);
 }
 
