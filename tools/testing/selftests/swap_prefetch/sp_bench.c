@@ -501,7 +501,7 @@ int main(int argc, char **argv)
 	free_kib = sp_meminfo("MemFree");
 	/* A block device's page cache counts as Buffers. */
 	cache_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
-	slab_kib = sp_meminfo("SReclaimable");
+	slab_kib = sp_meminfo("Slab");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	ex0 = sp_vmstat("swap_prefetch_exchanged_pages");
 	sp_usefulness(use0);
@@ -533,7 +533,7 @@ int main(int argc, char **argv)
 	read1 = sp_vmstat("swap_prefetch_read_pages");
 	ex1 = sp_vmstat("swap_prefetch_exchanged_pages");
 	cache_end_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
-	slab_end_kib = sp_meminfo("SReclaimable");
+	slab_end_kib = sp_meminfo("Slab");
 	if (noise)
 		noise_rc = stop_background(noise);
 
