@@ -2942,12 +2942,13 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 }
 
 /*
- * How far node @nid's zones are below their high watermarks, up to @max
- * pages.  Reclaim stopped there, and others' allocations wake kswapd
- * below the low one: an exchange that only matched its reads would drift
- * down with every allocation the reads make, and show as pressure.
+ * How far node @nid's zones are below their high watermarks.  Reclaim
+ * stops there, and others' allocations wake kswapd below the low one, or
+ * reclaim directly below the min one: an exchange that only matched its
+ * reads would leave free memory where a stream's end left it, often still
+ * below, and every allocation its reads make would show as pressure.
  */
-static unsigned long kprefetchd_node_deficit(int nid, unsigned long max)
+static unsigned long kprefetchd_node_deficit(int nid)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
 	unsigned long deficit = 0, free, high;
@@ -2963,7 +2964,7 @@ static unsigned long kprefetchd_node_deficit(int nid, unsigned long max)
 		if (free < high)
 			deficit += high - free;
 	}
-	return min(deficit, max);
+	return deficit;
 }
 
 /*
@@ -2991,7 +2992,7 @@ kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
 		 */
 		migrate_disable();
 		dropped = reclaim_use_once_file(NODE_DATA(nid),
-						nr + kprefetchd_node_deficit(nid, nr),
+						nr + kprefetchd_node_deficit(nid),
 						&reused);
 		drain_local_pages(NULL);
 		migrate_enable();
