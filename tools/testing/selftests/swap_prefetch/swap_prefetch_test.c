@@ -2478,10 +2478,11 @@ static long rereads_refaults(int fd, int enabled, size_t over_mib,
 
 /*
  * The set fits once the older cache is gone: prefetch off refaults almost
- * nothing in the second pass.  Prefetch must drop none of the set for its
- * reads.  That the set refaults more with prefetch on, from pages read
- * into free memory in the pause (no page cache dropped), is known and
- * open: reported as a skip with its numbers, so that it stays in sight.
+ * nothing in its second pass (MGLRU, which evicts some of a set as it
+ * comes in, refaulted 5626 pages of it in one run).  With prefetch on, it
+ * refaults within a tenth of that, or a few hundred pages more.  What
+ * prefetch dropped of page cache is printed: the oldest pages, the older
+ * cache's, go first (511 pages in that MGLRU run, with 0 refaults).
  * (A set that does not fit refaults whole in its second pass, with
  * prefetch off or on.)
  */
@@ -2506,13 +2507,9 @@ static void test_rereads_keep_cache(void)
 	ksft_print_msg("  second pass refaults %ld off, %ld on\n", off_r, on_r);
 	ksft_print_msg("  page cache dropped for prefetch: %ld off, %ld on\n",
 		       ex_off, ex_on);
-	if (off_r < 0 || on_r < 0 || ex_on)
-		ksft_test_result_fail("%s\n", name);
-	else if (on_r * 10 > off_r * 11 && on_r > off_r + 300)
-		ksft_test_result_skip("%s: it refaults more (known, open)\n",
-				      name);
-	else
-		ksft_test_result_pass("%s\n", name);
+	ksft_test_result(off_r >= 0 && on_r >= 0 &&
+			 (on_r * 10 <= off_r * 11 || on_r <= off_r + 300),
+			 "%s\n", name);
 }
 
 struct read_event {
@@ -2564,10 +2561,10 @@ static long parse_read_events(const char *trace, struct read_event **ev)
 
 /*
  * No ping-pong: beside a set that nobody uses, cycles of page-cache work
- * (24 MiB of the disk read once, each cycle further on) and idle (3 s,
- * with a 1 s delay once the page cache has filled memory, after 8
- * cycles).  Prefetch reads no swap offset twice, whether into free
- * memory or into room it took from page cache, so it takes room for
+ * and idle (3 s, with a 1 s delay): a backup of twice RAM first, so that
+ * the page cache is a stream's, then 24 MiB of the disk read once, each
+ * cycle further on.  Prefetch reads no swap offset twice, whether into
+ * free memory or into room it took from page cache, so it takes room for
  * none twice (swap_prefetch_read events).  20 cycles; SP_PINGPONG_S set
  * to a number of seconds soaks for that long instead (600: ten minutes).
  */
@@ -2578,7 +2575,7 @@ static void test_no_ping_pong(void)
 	const char *soak = getenv("SP_PINGPONG_S");
 	long n, i, twice = 0, cache = 0, cache_twice = 0, ex;
 	struct read_event *ev;
-	unsigned int cycles = 0;
+	unsigned int cycles;
 	time_t end = soak ? time(NULL) + atol(soak) : 0;
 	off_t size, off = 0;
 	struct ws w;
@@ -2598,14 +2595,23 @@ static void test_no_ping_pong(void)
 		return;
 	}
 	ex = sp_vmstat("swap_prefetch_exchanged_pages");
-	while (soak ? time(NULL) < end : cycles < 20) {
+	/* The first cycle is a backup: the page cache is then a stream's. */
+	if (!backup_read(fd, 0)) {
+		ksft_test_result_skip("%s: the disk is smaller than twice RAM\n",
+				      name);
+		close(fd);
+		ws_free(&w);
+		return;
+	}
+	off = (off_t)sp_meminfo("MemTotal") << 11;
+	set_knob("delay_ms", "1000");
+	sleep(3);
+	for (cycles = 1; soak ? time(NULL) < end : cycles < 20; cycles++) {
 		if (off + (off_t)chunk > size)
 			off = 0;
 		if (!read_range(fd, off, chunk))
 			ksft_exit_fail_msg("read: %s\n", strerror(errno));
 		off += chunk;
-		if (++cycles == 8)
-			set_knob("delay_ms", "1000");
 		sleep(3);
 	}
 	ex = sp_vmstat("swap_prefetch_exchanged_pages") - ex;
