@@ -1599,6 +1599,9 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 {
 	bool recorded = now->recorded != x->seen.recorded;
 
+	/* Reclaim beside a swap-out took what a job needed: not a stream. */
+	if (!recorded)
+		x->alone += now->stolen - x->seen.stolen;
 	if (recorded && !x->swapping) {
 		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
 		x->read = 0;
@@ -1623,11 +1626,15 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_pressure(struct swap_prefetch_exchange *x)
 {
-	if (!x->in_spell)
+	if (!x->in_spell) {
 		x->spell = x->seen;
+		x->spell_alone = x->alone;
+	}
 	x->in_spell = true;
-	if (x->swapping)
+	if (x->swapping) {
 		x->base = x->spell;
+		x->base_alone = x->spell_alone;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_pressure);
 
@@ -1652,13 +1659,15 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  * @inactive: pages on the inactive file lists now
  *
  * Since the last spell of pressure that swapped pages out began, did
- * reclaim take more file pages than the inactive file lists hold, with
- * fewer than one in eight coming back?  Then the page cache turned over
- * since, and what reclaim evicted was not read again: a backup or an
- * indexer that read more than memory holds, beside the job that swapped
- * or after it.  A job that reads again a set that fits has evicted less,
- * and keeps its cache; one whose set does not fit finds its oldest pages
- * evicted by the time it comes back to them, with or without prefetch.
+ * reclaim take more file pages than the inactive file lists hold while
+ * nothing went out to swap, with fewer than one in eight coming back?
+ * Then the page cache turned over since, and what reclaim evicted was not
+ * read again: a backup or an indexer that read more than memory holds,
+ * after the job that swapped.  What reclaim took while that job swapped
+ * does not count: it was the page cache that was there before, and a job
+ * that then reads again a set that fits evicts less, and keeps its cache;
+ * one whose set does not fit finds its oldest pages evicted by the time
+ * it comes back to them, with or without prefetch.
  *
  * Return: true if such page cache may make room for swapped-out pages.
  */
@@ -1666,7 +1675,7 @@ VISIBLE_IF_KUNIT bool
 swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
 				unsigned long inactive)
 {
-	unsigned long taken = x->seen.stolen - x->base.stolen;
+	unsigned long taken = x->alone - x->base_alone;
 
 	return taken && taken >= inactive &&
 	       (x->seen.refaulted - x->base.refaulted) * 8 < taken;

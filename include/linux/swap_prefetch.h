@@ -485,6 +485,9 @@ struct swap_prefetch_exchange_counts {
  * @seen: the counts at the last look
  * @spell: the counts when the current or last spell of pressure began
  * @base: @spell of the last spell in which pages went out to swap
+ * @alone: file pages reclaimed between looks that saw no swap-out, so far
+ * @spell_alone: @alone when the current or last spell began
+ * @base_alone: @spell_alone of the last spell in which pages went out
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
  * @exchanged: of those, pages read into room of page cache dropped for them
@@ -496,7 +499,7 @@ struct swap_prefetch_exchange_counts {
  * once, page for page, for the entries it reads, if that page cache is
  * what a stream left: since the last spell of pressure that swapped pages
  * out began, reclaim took more file pages than the inactive file lists
- * now hold, and few of them came back.  It stops until pages next go out
+ * now hold while nothing went out to swap, and few of them came back.  It stops until pages next go out
  * to swap at the first sign that the page cache is read again, and
  * between the next two swap-outs when fewer than half of the reads since
  * the last one were used by the time the next began.
@@ -505,6 +508,9 @@ struct swap_prefetch_exchange {
 	struct swap_prefetch_exchange_counts seen;
 	struct swap_prefetch_exchange_counts spell;
 	struct swap_prefetch_exchange_counts base;
+	unsigned long alone;
+	unsigned long spell_alone;
+	unsigned long base_alone;
 	unsigned long used;
 	unsigned long read;
 	unsigned long exchanged;

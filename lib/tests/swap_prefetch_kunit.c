@@ -2097,47 +2097,49 @@ static void exchange_look(struct swap_prefetch_exchange *x, unsigned long record
 /*
  * A stream left the page cache: since the last spell of pressure that
  * swapped pages out began, reclaim took at least the inactive lists' worth
- * of file pages, and fewer than one in eight came back.
+ * of file pages between looks that saw no swap-out, and fewer than one in
+ * eight came back.
  */
 static void swap_prefetch_test_exchange_streamed(struct kunit *test)
 {
 	struct swap_prefetch_exchange x = { };
 
 	exchange_look(&x, 0, 0, 0, 0);
-	/* A hog: 500 pages out to swap, 100 file pages stolen. */
+	/* A hog: 500 pages out to swap, and the page cache it took. */
 	swap_prefetch_exchange_pressure(&x);
 	exchange_look(&x, 500, 100, 50, 0);
 	swap_prefetch_exchange_pressure(&x);
-	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
-	/* A backup beside it, or after it before any read. */
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 0));
+	/* A backup after it. */
 	exchange_look(&x, 500, 999, 50, 0);
 	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
-	exchange_look(&x, 500, 1000, 50, 0);
+	exchange_look(&x, 500, 1100, 50, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
 	/* kprefetchd reads; kswapd then tops free memory up: no new count. */
 	x.in_spell = false;
-	exchange_look(&x, 500, 1200, 50, 0);
+	exchange_look(&x, 500, 1300, 50, 0);
 	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1200));
 	/* An eighth came back: a job that reads again. */
-	exchange_look(&x, 500, 9000, 1124, 0);
+	exchange_look(&x, 500, 9100, 1124, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
-	exchange_look(&x, 500, 9000, 1125, 0);
+	exchange_look(&x, 500, 9100, 1125, 0);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
 	/* A read, then a job that swaps: counted from that spell's start. */
 	x.in_spell = false;
 	swap_prefetch_exchange_pressure(&x);
-	exchange_look(&x, 2000, 9200, 1125, 0);
+	exchange_look(&x, 2000, 9300, 1125, 0);
 	swap_prefetch_exchange_pressure(&x);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 0));
+	exchange_look(&x, 2000, 9500, 1125, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 200));
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 201));
 	/* Across a wrap of the counts. */
 	memset(&x, 0, sizeof(x));
 	exchange_look(&x, ULONG_MAX - 10, ULONG_MAX - 20, ULONG_MAX - 5, 0);
 	swap_prefetch_exchange_pressure(&x);
-	exchange_look(&x, ULONG_MAX - 5, 1990, 2, 0);
-	swap_prefetch_exchange_pressure(&x);
+	exchange_look(&x, ULONG_MAX - 10, 1990, 2, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 2011));
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 2012));
 }
