@@ -499,10 +499,11 @@ struct swap_prefetch_exchange_counts {
  * once, page for page, for the entries it reads, if that page cache is
  * what a stream left: since the last spell of pressure that swapped pages
  * out began, reclaim took more file pages than the inactive file lists
- * now hold while nothing went out to swap, and few of them came back.  It stops until pages next go out
- * to swap at the first sign that the page cache is read again, and
- * between the next two swap-outs when fewer than half of the reads since
- * the last one were used by the time the next began.
+ * now hold while nothing went out to swap, and few of them came back.
+ * It stops until pages next go out to swap at the first sign that the
+ * page cache is read again, and between the next two swap-outs when fewer
+ * than half of the reads since the last one were used by the time the
+ * next began.
  */
 struct swap_prefetch_exchange {
 	struct swap_prefetch_exchange_counts seen;
