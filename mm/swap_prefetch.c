@@ -1597,18 +1597,22 @@ VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 			    const struct swap_prefetch_exchange_counts *now)
 {
-	bool recorded = now->recorded != x->seen.recorded;
+	bool swapping = now->swapped_out != x->seen.swapped_out;
 
-	/* Reclaim beside a swap-out took what a job needed: not a stream. */
-	if (!recorded)
+	/*
+	 * Reclaim beside a swap-out took what a job needed: not a stream.
+	 * Pages written out earlier that only now leave the swap cache are
+	 * no swap-out: PSWPOUT counts writes.
+	 */
+	if (!swapping)
 		x->alone += now->stolen - x->seen.stolen;
-	if (recorded && !x->swapping) {
+	if (swapping && !x->swapping) {
 		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
 		x->read = 0;
 		x->exchanged = 0;
 		x->used = now->used;
 	}
-	x->swapping = recorded;
+	x->swapping = swapping;
 	x->seen = *now;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
@@ -2088,8 +2092,7 @@ void swap_prefetch_forget_type(int type)
 /* The vm events kprefetchd reads: kprefetchd_sum_events() sums these. */
 static const enum vm_event_item kprefetchd_event_items[] = {
 	PGSCAN_KSWAPD, PGSCAN_DIRECT, OOM_KILL, PGMAJFAULT,
-	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE, SWAP_PREFETCH_USED_PAGES,
-	SWAP_PREFETCH_RECORDED_PAGES,
+	PGFREE, PGSTEAL_ANON, PGSTEAL_FILE, SWAP_PREFETCH_USED_PAGES, PSWPOUT,
 	FOR_ALL_ZONES(ALLOCSTALL)
 };
 
@@ -2467,7 +2470,7 @@ static bool kprefetchd_node_can_exchange(int nid)
 static bool kprefetchd_exchange_possible(void)
 {
 	struct swap_prefetch_exchange_counts now = {
-		.recorded = kprefetchd_events[SWAP_PREFETCH_RECORDED_PAGES],
+		.swapped_out = kprefetchd_events[PSWPOUT],
 		.stolen = kprefetchd_events[PGSTEAL_FILE],
 		.refaulted = global_node_page_state(WORKINGSET_REFAULT_FILE),
 		.used = kprefetchd_events[SWAP_PREFETCH_USED_PAGES],

@@ -468,13 +468,13 @@ struct swap_prefetch_watch {
 
 /**
  * struct swap_prefetch_exchange_counts - what reclaim did, free-running
- * @recorded: pages recorded as they went out to swap
+ * @swapped_out: pages written out to swap (PSWPOUT)
  * @stolen: file pages reclaimed
  * @refaulted: file pages refaulted
  * @used: prefetched pages used
  */
 struct swap_prefetch_exchange_counts {
-	unsigned long recorded;
+	unsigned long swapped_out;
 	unsigned long stolen;
 	unsigned long refaulted;
 	unsigned long used;

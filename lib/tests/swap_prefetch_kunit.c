@@ -2081,13 +2081,13 @@ static void swap_prefetch_test_group_calm_held_kept(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_group_calm(&w, 100, 0, 2501, delay));
 }
 
-/* One look with these counts: pages recorded, file pages stolen, refaulted, used. */
-static void exchange_look(struct swap_prefetch_exchange *x, unsigned long recorded,
+/* One look with these counts: pages swapped out, file pages stolen, refaulted, used. */
+static void exchange_look(struct swap_prefetch_exchange *x, unsigned long swapped_out,
 			  unsigned long stolen, unsigned long refaulted,
 			  unsigned long used)
 {
 	struct swap_prefetch_exchange_counts now = {
-		.recorded = recorded, .stolen = stolen,
+		.swapped_out = swapped_out, .stolen = stolen,
 		.refaulted = refaulted, .used = used,
 	};
 
