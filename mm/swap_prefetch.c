@@ -1631,13 +1631,13 @@ VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_pressure(struct swap_prefetch_exchange *x)
 {
 	if (!x->in_spell) {
-		x->spell = x->seen;
 		x->spell_alone = x->alone;
+		x->spell_refaulted = x->seen.refaulted;
 	}
 	x->in_spell = true;
 	if (x->swapping) {
-		x->base = x->spell;
 		x->base_alone = x->spell_alone;
+		x->base_refaulted = x->spell_refaulted;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_pressure);
@@ -1682,7 +1682,7 @@ swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
 	unsigned long taken = x->alone - x->base_alone;
 
 	return taken && taken >= inactive &&
-	       (x->seen.refaulted - x->base.refaulted) * 8 < taken;
+	       (x->seen.refaulted - x->base_refaulted) * 8 < taken;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_streamed);
 
@@ -2442,9 +2442,8 @@ static unsigned long kprefetchd_unused_pages(void)
  * (Activations are no such sign by themselves: reclaim activates the pages
  * of a mapped file in use, which no exchange takes.)
  */
-static bool kprefetchd_file_refaulted(void)
+static bool kprefetchd_file_refaulted(unsigned long refaults)
 {
-	unsigned long refaults = global_node_page_state(WORKINGSET_REFAULT_FILE);
 	bool refaulted = refaults - kprefetchd_file_refaults > SWAP_CLUSTER_MAX;
 
 	kprefetchd_file_refaults = refaults;
@@ -2478,7 +2477,7 @@ static bool kprefetchd_exchange_possible(void)
 	int nid;
 
 	swap_prefetch_exchange_look(&kprefetchd_exchange, &now);
-	if (kprefetchd_file_refaulted())
+	if (kprefetchd_file_refaulted(now.refaulted))
 		kprefetchd_exchange.stopped = true;
 	if (!kprefetchd_may_exchange() ||
 	    !swap_prefetch_exchange_streamed(&kprefetchd_exchange,

@@ -483,11 +483,11 @@ struct swap_prefetch_exchange_counts {
 /**
  * struct swap_prefetch_exchange - may use-once page cache make room?
  * @seen: the counts at the last look
- * @spell: the counts when the current or last spell of pressure began
- * @base: @spell of the last spell in which pages went out to swap
  * @alone: file pages reclaimed between looks that saw no swap-out, so far
- * @spell_alone: @alone when the current or last spell began
+ * @spell_alone: @alone when the current or last spell of pressure began
+ * @spell_refaulted: file refaults then
  * @base_alone: @spell_alone of the last spell in which pages went out
+ * @base_refaulted: @spell_refaulted of that spell
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
  * @exchanged: of those, pages read into room of page cache dropped for them
@@ -507,11 +507,11 @@ struct swap_prefetch_exchange_counts {
  */
 struct swap_prefetch_exchange {
 	struct swap_prefetch_exchange_counts seen;
-	struct swap_prefetch_exchange_counts spell;
-	struct swap_prefetch_exchange_counts base;
 	unsigned long alone;
 	unsigned long spell_alone;
+	unsigned long spell_refaulted;
 	unsigned long base_alone;
+	unsigned long base_refaulted;
 	unsigned long used;
 	unsigned long read;
 	unsigned long exchanged;
