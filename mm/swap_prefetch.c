@@ -1583,6 +1583,23 @@ VISIBLE_IF_KUNIT bool swap_prefetch_group_calm(struct swap_prefetch_watch *w,
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_group_calm);
 
+/*
+ * Did pages go out to swap since the last look, as for a job that needed
+ * memory?  PSWPOUT counts writes: pages written earlier that only now
+ * leave the swap cache are no swap-out.  And a few writes beside many
+ * times more file pages reclaimed are a stream's: MGLRU sends some
+ * anonymous pages out while a backup goes through the page cache.
+ */
+static bool
+swap_prefetch_exchange_swapped(const struct swap_prefetch_exchange *x,
+			       const struct swap_prefetch_exchange_counts *now)
+{
+	unsigned long out = now->swapped_out - x->seen.swapped_out;
+	unsigned long stolen = now->stolen - x->seen.stolen;
+
+	return out && out >= stolen / SWAP_PREFETCH_STREAM_SWAP_SHARE;
+}
+
 /**
  * swap_prefetch_exchange_look - note what reclaim did since the last look
  * @x: the exchange
@@ -1597,13 +1614,9 @@ VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 			    const struct swap_prefetch_exchange_counts *now)
 {
-	bool swapping = now->swapped_out != x->seen.swapped_out;
+	bool swapping = swap_prefetch_exchange_swapped(x, now);
 
-	/*
-	 * Reclaim beside a swap-out took what a job needed: not a stream.
-	 * Pages written out earlier that only now leave the swap cache are
-	 * no swap-out: PSWPOUT counts writes.
-	 */
+	/* Reclaim beside a swap-out took what a job needed: not a stream. */
 	if (!swapping)
 		x->alone += now->stolen - x->seen.stolen;
 	if (swapping && !x->swapping) {
@@ -1664,8 +1677,8 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  *
  * Since the last spell of pressure that swapped pages out began, did
  * reclaim take more file pages than the inactive file lists hold while
- * nothing went out to swap, with fewer than one in eight coming back?
- * Then the page cache turned over since, and what reclaim evicted was not
+ * next to nothing went out to swap, with fewer than one in eight coming
+ * back?  Then the page cache turned over since, and what reclaim evicted was not
  * read again: a backup or an indexer that read more than memory holds,
  * after the job that swapped.  What reclaim took while that job swapped
  * does not count: it was the page cache that was there before, and a job
@@ -2953,16 +2966,24 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
 }
 
 /*
- * How far node @nid's zones are below their high watermarks.  Reclaim
- * stops there, and others' allocations wake kswapd below the low one, or
+ * How far node @nid's zones are below their high watermarks, plus what
+ * this CPU's per-cpu lists may take of them.  Reclaim stops at the high
+ * watermark, and others' allocations wake kswapd below the low one, or
  * reclaim directly below the min one: an exchange that only matched its
  * reads would leave free memory where a stream's end left it, often still
- * below, and every allocation its reads make would show as pressure.
+ * below, and every allocation its reads make would show as pressure.  And
+ * the reads refill this CPU's per-cpu list from the zone's free pages, by
+ * more with each refill of a burst: up to the list's batch shifted by
+ * CONFIG_PCP_BATCH_SCALE_MAX, what the refill keeps beyond the pages the
+ * reads take (the caller drains the list first).  With the top-up to
+ * the high watermark alone, kprefetchd's own allocations woke kswapd in
+ * the middle of an exchange in a 256 MiB guest, and kswapd's scan held
+ * prefetch back for a delay.  The caller keeps to this CPU.
  */
 static unsigned long kprefetchd_node_deficit(int nid)
 {
 	pg_data_t *pgdat = NODE_DATA(nid);
-	unsigned long deficit = 0, free, high;
+	unsigned long deficit = 0, free, want;
 	int zid;
 
 	for (zid = 0; zid < MAX_NR_ZONES; zid++) {
@@ -2971,9 +2992,11 @@ static unsigned long kprefetchd_node_deficit(int nid)
 		if (!populated_zone(zone) || !managed_zone(zone))
 			continue;
 		free = zone_page_state(zone, NR_FREE_PAGES);
-		high = high_wmark_pages(zone);
-		if (free < high)
-			deficit += high - free;
+		want = high_wmark_pages(zone) +
+		       (READ_ONCE(this_cpu_ptr(zone->per_cpu_pageset)->batch) <<
+			CONFIG_PCP_BATCH_SCALE_MAX);
+		if (free < want)
+			deficit += want - free;
 	}
 	return deficit;
 }
@@ -2981,7 +3004,7 @@ static unsigned long kprefetchd_node_deficit(int nid)
 /*
  * Read up to @want of node @nid's newest entries into the room of as much
  * use-once page cache of that node, dropped first: an exchange, page for
- * page, and as much more as the node lacks to its high watermarks.
+ * page, and as much more as kprefetchd_node_deficit() finds missing.
  */
 static enum swap_prefetch_stop
 kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,

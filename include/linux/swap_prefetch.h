@@ -480,10 +480,19 @@ struct swap_prefetch_exchange_counts {
 	unsigned long used;
 };
 
+/*
+ * Pages written to swap beside a stream: MGLRU sends a few anonymous
+ * pages out while a backup goes through the page cache.  Fewer than one
+ * for every this many file pages reclaimed is no swap-out.
+ */
+#define SWAP_PREFETCH_STREAM_SWAP_SHARE	8
+
 /**
  * struct swap_prefetch_exchange - may use-once page cache make room?
  * @seen: the counts at the last look
  * @alone: file pages reclaimed between looks that saw no swap-out, so far
+ *	(a look with fewer pages written to swap than one for every
+ *	%SWAP_PREFETCH_STREAM_SWAP_SHARE file pages reclaimed saw none)
  * @spell_alone: @alone when the current or last spell of pressure began
  * @spell_refaulted: file refaults then
  * @base_alone: @spell_alone of the last spell in which pages went out
@@ -499,7 +508,8 @@ struct swap_prefetch_exchange_counts {
  * once, page for page, for the entries it reads, if that page cache is
  * what a stream left: since the last spell of pressure that swapped pages
  * out began, reclaim took more file pages than the inactive file lists
- * now hold while nothing went out to swap, and few of them came back.
+ * now hold while next to nothing went out to swap, and few of them came
+ * back.
  * It stops until pages next go out to swap at the first sign that the
  * page cache is read again, and between the next two swap-outs when fewer
  * than half of the reads since the last one were used by the time the

@@ -2145,6 +2145,35 @@ static void swap_prefetch_test_exchange_streamed(struct kunit *test)
 }
 
 /*
+ * MGLRU writes a few anonymous pages to swap while a stream goes through
+ * the page cache: fewer than one for every %SWAP_PREFETCH_STREAM_SWAP_SHARE
+ * file pages reclaimed leaves the look a stream's; as many make it a
+ * swap-out, which neither counts nor lets what came before count.
+ */
+static void swap_prefetch_test_exchange_stream_swaps_little(struct kunit *test)
+{
+	const unsigned long share = SWAP_PREFETCH_STREAM_SWAP_SHARE;
+	struct swap_prefetch_exchange x = { };
+
+	exchange_look(&x, 0, 0, 0, 0);
+	/* The hog. */
+	swap_prefetch_exchange_pressure(&x);
+	exchange_look(&x, 5000, 100, 0, 0);
+	swap_prefetch_exchange_pressure(&x);
+	/* The backup, with one page out to swap short of the share. */
+	exchange_look(&x, 5000 + 1000 / share - 1, 1100, 0, 0);
+	swap_prefetch_exchange_pressure(&x);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1001));
+	/* kprefetchd reads; then as many as the share: a job that swaps. */
+	x.in_spell = false;
+	swap_prefetch_exchange_pressure(&x);
+	exchange_look(&x, 5000 + 2 * (1000 / share) - 1, 2100, 0, 0);
+	swap_prefetch_exchange_pressure(&x);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1));
+}
+
+/*
  * Reads that took room of page cache and went mostly unused by the time
  * pages next went out to swap stop the exchange until the swap-out after;
  * reads half used, or none by exchange, leave it free.  One swap-out is
@@ -2624,6 +2653,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_group_calm_bounded),
 	KUNIT_CASE(swap_prefetch_test_group_calm_held_kept),
 	KUNIT_CASE(swap_prefetch_test_exchange_streamed),
+	KUNIT_CASE(swap_prefetch_test_exchange_stream_swaps_little),
 	KUNIT_CASE(swap_prefetch_test_exchange_unused),
 	KUNIT_CASE(swap_prefetch_test_exchange_stop_lasts),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),

@@ -67,16 +67,27 @@ fi
 # kprefetchd's own account of the prefetch run: its verdicts and why
 # its rounds stopped, from its trace events, counted.
 EVENTS=/sys/kernel/tracing/events/swap_prefetch/enable
+# DEMO_TRACE: who reclaims, too (kswapd's wakers, direct reclaimers).
+VMSCAN=/sys/kernel/tracing/events/vmscan
+trace_vmscan() {
+	[ -n "$DEMO_TRACE" ] && [ -d "$VMSCAN" ] || return 0
+	for e in mm_vmscan_wakeup_kswapd mm_vmscan_direct_reclaim_begin \
+		 mm_vmscan_kswapd_wake; do
+		echo "$1" >"$VMSCAN/$e/enable"
+	done
+}
 trace_on() {
 	[ -w "$EVENTS" ] || return 0
 	: >/sys/kernel/tracing/trace
 	echo 1 >"$EVENTS"
+	trace_vmscan 1
 }
 # What kprefetchd decided during a run: its verdicts, why rounds stopped,
 # and what its exchanges dropped of page cache (and found used again).
 trace_tally() {
 	[ -w "$EVENTS" ] || return 0
 	echo 0 >"$EVENTS"
+	trace_vmscan 0
 	echo "demo: $1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+|activity=[a-z_|]+' \
 		/sys/kernel/tracing/trace | sort | uniq -c |
 		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }') $(
@@ -126,6 +137,8 @@ fresh_bench() {
 	trace_on
 	bench --idle "$IDLE" --label "$label" "$@"
 	trace_tally "$label"
+	[ -z "$DEMO_TRACE" ] || grep -v '^#' /sys/kernel/tracing/trace |
+		grep -v swap_prefetch_read: | tail -400 | sed 's/^ */kptrace: /'
 }
 # NAME with prefetch off, then on, each from an empty page cache; RUN,
 # if set, ends both labels (.2, .3 for repeated pairs):

@@ -431,6 +431,17 @@ static void parse(int argc, char **argv, struct options *o)
 		print_help(argv[0]);
 }
 
+/* Mark a phase in the trace buffer, beside kprefetchd's events. */
+static void mark_trace(const char *label, const char *phase)
+{
+	FILE *f = fopen("/sys/kernel/tracing/trace_marker", "w");
+
+	if (!f)
+		return;
+	fprintf(f, "sp_bench %s: %s\n", label, phase);
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	double peer_s = 0, restore_s = -1, t0, touch_s;
@@ -505,6 +516,7 @@ int main(int argc, char **argv)
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	ex0 = sp_vmstat("swap_prefetch_exchanged_pages");
 	sp_usefulness(use0);
+	mark_trace(o.label, "idle begins");
 	t0 = sp_now();
 	/*
 	 * Whole seconds for the plot; until W is back, every 100 ms per
@@ -528,6 +540,7 @@ int main(int argc, char **argv)
 		if (tick < o.idle_s * 10 && next > now)
 			usleep((next - now) * 1e6);
 	}
+	mark_trace(o.label, "idle ends");
 	if (trace)
 		fclose(trace);
 	read1 = sp_vmstat("swap_prefetch_read_pages");
