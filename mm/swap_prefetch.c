@@ -2972,13 +2972,15 @@ kprefetchd_read_slice(unsigned int want, bool nodes_short,
  * reclaim directly below the min one: an exchange that only matched its
  * reads would leave free memory where a stream's end left it, often still
  * below, and every allocation its reads make would show as pressure.  And
- * the reads refill this CPU's per-cpu list from the zone's free pages, by
- * more with each refill of a burst: up to the list's batch shifted by
- * CONFIG_PCP_BATCH_SCALE_MAX, what the refill keeps beyond the pages the
- * reads take (the caller drains the list first).  With the top-up to
- * the high watermark alone, kprefetchd's own allocations woke kswapd in
- * the middle of an exchange in a 256 MiB guest, and kswapd's scan held
- * prefetch back for a delay.  The caller keeps to this CPU.
+ * the reads' allocations refill this CPU's per-cpu lists from the zone's
+ * free pages, which the watermark checks then no longer count, up to what
+ * a list may hold (its high_max: by default an eighth of the zone, split
+ * across the zone's CPUs).  Measured in a 256 MiB guest with one CPU:
+ * with the top-up to the high watermark alone, or with one refill's worth
+ * more (the list's batch shifted by CONFIG_PCP_BATCH_SCALE_MAX),
+ * kprefetchd's own allocations woke kswapd in the middle of an exchange
+ * every 10-20 exchanges, and kswapd's scan held prefetch back for a delay
+ * each time; with high_max, never.  The caller keeps to this CPU.
  */
 static unsigned long kprefetchd_node_deficit(int nid)
 {
@@ -2993,8 +2995,7 @@ static unsigned long kprefetchd_node_deficit(int nid)
 			continue;
 		free = zone_page_state(zone, NR_FREE_PAGES);
 		want = high_wmark_pages(zone) +
-		       (READ_ONCE(this_cpu_ptr(zone->per_cpu_pageset)->batch) <<
-			CONFIG_PCP_BATCH_SCALE_MAX);
+		       READ_ONCE(this_cpu_ptr(zone->per_cpu_pageset)->high_max);
 		if (free < want)
 			deficit += want - free;
 	}

@@ -2,7 +2,8 @@
 # Runs inside the Debian guest (bash), started by /sbin/sp-init (itself
 # started by systemd, or PID 1): make kselftest against the shared tree,
 # then the redis wake-up benchmark.
-# W, IDLE and PARTS are set by scripts/debian-guest above this line.
+# W, IDLE, PARTS and SCENARIOS are set by scripts/debian-guest above this
+# line.
 # Disks: vda root (copy-on-write), vdb swap (throttled), vdc scratch for
 # the writeback test (throttled), vdd work space; 9p: src (the patched
 # tree, read-only), io (this folder, results go here).
@@ -96,16 +97,82 @@ job_pagecache() {
 	cat /work/flood/* >/dev/null
 }
 
+# After the server went out to swap, a job that leaves memory full of
+# page cache or of dentries and inodes, then ends: the seed's "backups,
+# slocate".  MODE (below) chooses how it runs: memcg, in its own scope
+# held at memory.high (as a backup.service could be); dontneed, dropping
+# what it read (Debian's nocache); otherwise as it is.
+BACKUP_HIGH=32M
+run_job() {
+	case $mode in
+	memcg)
+		if [ "$(cat /proc/1/comm)" = systemd ]; then
+			systemd-run --quiet --scope -p MemoryHigh=$BACKUP_HIGH -- "$@"
+		else
+			(mkdir -p /sys/fs/cgroup/job &&
+			 echo $BACKUP_HIGH >/sys/fs/cgroup/job/memory.high &&
+			 echo $BASHPID >/sys/fs/cgroup/job/cgroup.procs && "$@")
+		fi ;;
+	dontneed) nocache "$@" ;;
+	*) "$@" ;;
+	esac
+}
+# GNU tar reads no file data when its archive is /dev/null: a pipe.
+job_backup() {
+	job_anon
+	run_job sh -c 'tar cf - /usr /work/gen 2>/dev/null | cat >/dev/null'
+}
+# plocate's updatedb over the root filesystem, whose /work holds a tree of
+# small files; not the shared folders, and a new database each time (an
+# old one would spare it the directories that did not change).
+job_updatedb() {
+	job_anon
+	rm -f /tmp/plocate.db
+	run_job updatedb --add-prunefs 9p --add-prunepaths "/src /mnt/io" \
+		-o /tmp/plocate.db
+}
+# Files beside /usr so that the backup reads twice RAM, and the tree the
+# indexer walks: made once, kept on the work disk.
+make_job_files() {
+	mem=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
+	gen=$((mem * 2 - $(du -sm /usr | cut -f1)))
+	mkdir -p /work/gen
+	i=0
+	while [ "$i" -lt $(((gen + 63) / 64)) ]; do
+		[ -f "/work/gen/g$i" ] ||
+			dd if=/dev/urandom of="/work/gen/g$i" bs=1M count=64 status=none
+		i=$((i + 1))
+	done
+	if [ ! -f /work/tree/.done ]; then
+		say "making /work/tree: $TREE_FILES small files, once"
+		rm -rf /work/tree
+		python3 -c "
+import os
+for d in range($TREE_FILES // 500):
+    p = '/work/tree/d%04d' % d
+    os.makedirs(p)
+    for f in range(500):
+        with open('%s/f%03d' % (p, f), 'w') as o:
+            o.write('x')
+" && sync && touch /work/tree/.done
+	fi
+}
+TREE_FILES=150000
+
 # MODE: 0 prefetch off, 1 on, files: on, and the server's mapped files
 # read back just before the pass - what is left of the wake-up cost once
-# file refaults are taken out too (objection 4, "half a solution").
+# file refaults are taken out too (objection 4, "half a solution");
+# memcg and dontneed: on, with the job run so (run_job); agent: off, and
+# after the job an agent that knows it and the server reclaims W of the
+# page cache (memory.reclaim, swappiness=0) and then
+# process_madvise(MADV_WILLNEED)s the server's memory.
 one_run() {
 	scenario=$1 mode=$2
 	stop_server
 	swapoff /dev/vdb && swapon /dev/vdb
 	sync
 	vm drop_caches 3
-	case $mode in files) enable=1 ;; *) enable=$mode ;; esac
+	case $mode in 0|agent) enable=0 ;; *) enable=1 ;; esac
 	echo "$enable" >/sys/kernel/mm/swap_prefetch/enabled
 	start_server || return 1
 	python3 "$IO/redis_wake.py" --sock "$SOCK" load --mib "$W" || return 1
@@ -125,10 +192,22 @@ one_run() {
 	t1=$(date +%s%N)
 	show_memory "$scenario/$mode after the job"
 	swapped=$(awk '/^VmSwap/ { print $2 }' "/proc/$(pidof redis-server)/status")
+	ex0=$(vmstat swap_prefetch_exchanged_pages)
+	agent=
+	if [ "$mode" = agent ]; then
+		ta=$(date +%s%N)
+		echo "${W}M swappiness=0" >/sys/fs/cgroup/memory.reclaim
+		python3 "$IO/redis_wake.py" --sock "$SOCK" willneed \
+			--pid "$(pidof redis-server)" >/dev/null
+		agent=" agent_ms=$((($(date +%s%N) - ta) / 1000000))"
+	fi
 	sleep "$IDLE"
 	show_memory "$scenario/$mode after idle"
 	flt1=$(server_majflt)
 	pf1=$(prefetched)
+	ex1=$(vmstat swap_prefetch_exchanged_pages)
+	cache=$(awk '/^(Cached|Buffers):/ { s += $2 } END { print s }' /proc/meminfo)
+	slab=$(awk '/^Slab:/ { print $2 }' /proc/meminfo)
 	[ "$mode" = files ] && warm_mapped_files
 	# Over the pass, system-wide: pages read from swap, file refaults.
 	sin1=$(vmstat pswpin) fre1=$(vmstat workingset_refault_file)
@@ -137,7 +216,7 @@ one_run() {
 	sin2=$(vmstat pswpin) fre2=$(vmstat workingset_refault_file)
 	stop_server
 	wait "$sampler"
-	echo "app scenario=$scenario prefetch=$mode job_s=$(((t1 - t0) / 1000000000)).$(((t1 - t0) / 100000000 % 10)) swapped_kib=$swapped majflt_idle=$((flt1 - flt0)) majflt_pass=$((flt2 - flt1)) pswpin_pass=$((sin2 - sin1)) file_refaults_pass=$((fre2 - fre1)) prefetched=$((pf1 - pf0)) $line $base" |
+	echo "app scenario=$scenario prefetch=$mode job_s=$(((t1 - t0) / 1000000000)).$(((t1 - t0) / 100000000 % 10)) swapped_kib=$swapped majflt_idle=$((flt1 - flt0)) majflt_pass=$((flt2 - flt1)) pswpin_pass=$((sin2 - sin1)) file_refaults_pass=$((fre2 - fre1)) prefetched=$((pf1 - pf0)) exchanged=$((ex1 - ex0)) pagecache_kib=$cache slab_kib=$slab$agent $line $base" |
 		tee -a "$IO/app.txt"
 }
 
@@ -149,8 +228,16 @@ run_app() {
 		dd if=/dev/zero of="/work/flood/f$i" bs=1M count=$((mem / 2)) \
 			status=none
 	done
-	for scenario in anon pagecache; do
-		for mode in 0 1 files; do
+	case " $SCENARIOS " in
+	*" backup "*|*" updatedb "*) make_job_files ;;
+	esac
+	for scenario in $SCENARIOS; do
+		case $scenario in
+		backup) modes="0 1 files memcg dontneed agent" ;;
+		updatedb) modes="0 1 memcg" ;;
+		*) modes="0 1 files" ;;
+		esac
+		for mode in $modes; do
 			one_run "$scenario" "$mode" || say "run $scenario $mode failed"
 		done
 	done

@@ -9,11 +9,15 @@ order, as a user coming back to the application would; print the time of
 the whole pass, request latency percentiles and the values that did not
 match.  sample: log the server's resident and swapped memory and the swap cache
 every half second until it exits, from one process (a shell loop forking every half
-second would look like foreground activity to kprefetchd).
+second would look like foreground activity to kprefetchd).  willneed: an
+agent's second step - process_madvise(MADV_WILLNEED) over the server's
+private writable mappings, from outside it (root); prints its time.
 """
 
 import argparse
+import ctypes
 import hashlib
+import os
 import sys
 import time
 
@@ -104,6 +108,48 @@ def sample(pid, label, out):
             time.sleep(0.5)
 
 
+# x86_64 system call numbers (the guest's), and MADV_WILLNEED.
+SYS_PIDFD_OPEN = 434
+SYS_PROCESS_MADVISE = 440
+MADV_WILLNEED = 3
+IOV_MAX = 1024
+
+
+class Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+def private_writable(pid):
+    """The server's private writable mappings: its heap and anonymous memory."""
+    spans = []
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split()
+            if fields[1].startswith("rw") and fields[1][3] == "p":
+                lo, hi = (int(x, 16) for x in fields[0].split("-"))
+                spans.append((lo, hi - lo))
+    return spans
+
+
+def willneed(pid):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    pidfd = libc.syscall(SYS_PIDFD_OPEN, pid, 0)
+    if pidfd < 0:
+        sys.exit(f"redis_wake: pidfd_open({pid}): {os.strerror(ctypes.get_errno())}")
+    spans = private_writable(pid)
+    t0 = time.perf_counter()
+    for i in range(0, len(spans), IOV_MAX):
+        part = spans[i:i + IOV_MAX]
+        iov = (Iovec * len(part))(*[Iovec(lo, n) for lo, n in part])
+        if libc.syscall(SYS_PROCESS_MADVISE, pidfd, iov, len(part),
+                        MADV_WILLNEED, 0) < 0:
+            sys.exit("redis_wake: process_madvise: "
+                     f"{os.strerror(ctypes.get_errno())}")
+    os.close(pidfd)
+    print(f"willneed_s={time.perf_counter() - t0:.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sock", required=True, help="the server's unix socket")
@@ -115,9 +161,14 @@ def main():
     sm.add_argument("--pid", type=int, required=True)
     sm.add_argument("--label", required=True)
     sm.add_argument("--out", required=True)
+    wn = sub.add_parser("willneed", help="MADV_WILLNEED the server's memory")
+    wn.add_argument("--pid", type=int, required=True)
     args = ap.parse_args()
     if args.cmd == "sample":
         sample(args.pid, args.label, args.out)
+        return
+    if args.cmd == "willneed":
+        willneed(args.pid)
         return
     r = redis.Redis(unix_socket_path=args.sock)
     if args.cmd == "load":
