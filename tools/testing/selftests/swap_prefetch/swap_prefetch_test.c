@@ -2573,7 +2573,9 @@ static long parse_read_events(const char *trace, struct read_event **ev)
 
 /*
  * No ping-pong: beside a set that nobody uses, cycles of page-cache work
- * and idle (3 s, with a 1 s delay): a backup of twice RAM first, so that
+ * and idle (6 s, with a 1 s delay: longer than the 3 s a group stays held
+ * after the machine's pressure moved, which a 3 s idle never outlasted,
+ * and prefetch read nothing in it): a backup of twice RAM first, so that
  * the page cache is a stream's, then 24 MiB of the disk read once, each
  * cycle further on.  Prefetch reads no swap offset twice, whether into
  * free memory or into room it took from page cache, so it takes room for
@@ -2624,7 +2626,7 @@ static void test_no_ping_pong(void)
 		if (!read_range(fd, off, chunk))
 			ksft_exit_fail_msg("read: %s\n", strerror(errno));
 		off += chunk;
-		sleep(3);
+		sleep(6);
 	}
 	ex = sp_vmstat("swap_prefetch_exchanged_pages") - ex;
 	trace = read_whole(TRACING "trace");
