@@ -1610,6 +1610,23 @@ swap_prefetch_exchange_swapped(const struct swap_prefetch_exchange *x,
  * half were used by now, no exchange until the swap-out after; otherwise,
  * and after such a pause, it may again.
  */
+/*
+ * File pages reclaimed since the last look that new page cache took the
+ * place of: as many as were reclaimed while the file LRU lists kept their
+ * size, fewer as they shrank.  A stream turns the page cache over; a job
+ * that takes the page cache's room for its own memory shrinks it.
+ */
+static unsigned long
+swap_prefetch_exchange_turned_over(const struct swap_prefetch_exchange *x,
+				   const struct swap_prefetch_exchange_counts *now)
+{
+	unsigned long stolen = now->stolen - x->seen.stolen;
+	unsigned long shrunk = x->seen.file > now->file ?
+			       x->seen.file - now->file : 0;
+
+	return stolen > shrunk ? stolen - shrunk : 0;
+}
+
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 			    const struct swap_prefetch_exchange_counts *now)
@@ -1618,7 +1635,7 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 
 	/* Reclaim beside a swap-out took what a job needed: not a stream. */
 	if (!swapping)
-		x->alone += now->stolen - x->seen.stolen;
+		x->alone += swap_prefetch_exchange_turned_over(x, now);
 	if (swapping && !x->swapping) {
 		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
 		x->read = 0;
@@ -1676,15 +1693,16 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  * @inactive: pages on the inactive file lists now
  *
  * Since the last spell of pressure that swapped pages out began, did
- * reclaim take more file pages than the inactive file lists hold while
- * next to nothing went out to swap, with fewer than one in eight coming
- * back?  Then the page cache turned over since, and what reclaim evicted was not
- * read again: a backup or an indexer that read more than memory holds,
- * after the job that swapped.  What reclaim took while that job swapped
- * does not count: it was the page cache that was there before, and a job
- * that then reads again a set that fits evicts less, and keeps its cache;
- * one whose set does not fit finds its oldest pages evicted by the time
- * it comes back to them, with or without prefetch.
+ * new page cache replace more file pages than the inactive file lists
+ * hold while next to nothing went out to swap, with fewer than one in
+ * eight coming back?  Then the page cache turned over since, and what
+ * reclaim evicted was not read again: a backup or an indexer that read
+ * more than memory holds, after the job that swapped.  What reclaim took
+ * while that job swapped, or to make room for its memory, does not count:
+ * it was the page cache that was there before, and a job that then reads
+ * again a set that fits evicts less, and keeps its cache; one whose set
+ * does not fit finds its oldest pages evicted by the time it comes back
+ * to them, with or without prefetch.
  *
  * Return: true if such page cache may make room for swapped-out pages.
  */
@@ -2484,6 +2502,8 @@ static bool kprefetchd_exchange_possible(void)
 	struct swap_prefetch_exchange_counts now = {
 		.swapped_out = kprefetchd_events[PSWPOUT],
 		.stolen = kprefetchd_events[PGSTEAL_FILE],
+		.file = global_node_page_state(NR_ACTIVE_FILE) +
+			global_node_page_state(NR_INACTIVE_FILE),
 		.refaulted = global_node_page_state(WORKINGSET_REFAULT_FILE),
 		.used = kprefetchd_events[SWAP_PREFETCH_USED_PAGES],
 	};

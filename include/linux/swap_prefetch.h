@@ -470,12 +470,14 @@ struct swap_prefetch_watch {
  * struct swap_prefetch_exchange_counts - what reclaim did, free-running
  * @swapped_out: pages written out to swap (PSWPOUT)
  * @stolen: file pages reclaimed
+ * @file: pages on the file LRU lists now (not free-running)
  * @refaulted: file pages refaulted
  * @used: prefetched pages used
  */
 struct swap_prefetch_exchange_counts {
 	unsigned long swapped_out;
 	unsigned long stolen;
+	unsigned long file;
 	unsigned long refaulted;
 	unsigned long used;
 };
@@ -490,9 +492,10 @@ struct swap_prefetch_exchange_counts {
 /**
  * struct swap_prefetch_exchange - may use-once page cache make room?
  * @seen: the counts at the last look
- * @alone: file pages reclaimed between looks that saw no swap-out, so far
- *	(a look with fewer pages written to swap than one for every
- *	%SWAP_PREFETCH_STREAM_SWAP_SHARE file pages reclaimed saw none)
+ * @alone: file pages reclaimed and replaced by new page cache between looks
+ *	that saw no swap-out, so far (a look with fewer pages written to
+ *	swap than one for every %SWAP_PREFETCH_STREAM_SWAP_SHARE file pages
+ *	reclaimed saw none)
  * @spell_alone: @alone when the current or last spell of pressure began
  * @spell_refaulted: file refaults then
  * @base_alone: @spell_alone of the last spell in which pages went out
@@ -507,9 +510,9 @@ struct swap_prefetch_exchange_counts {
  * With no node that has room, kprefetchd may drop page cache that was used
  * once, page for page, for the entries it reads, if that page cache is
  * what a stream left: since the last spell of pressure that swapped pages
- * out began, reclaim took more file pages than the inactive file lists
- * now hold while next to nothing went out to swap, and few of them came
- * back.
+ * out began, new page cache replaced more file pages than the inactive
+ * file lists now hold while next to nothing went out to swap, and few of
+ * them came back.
  * It stops until pages next go out to swap at the first sign that the
  * page cache is read again, and between the next two swap-outs when fewer
  * than half of the reads since the last one were used by the time the

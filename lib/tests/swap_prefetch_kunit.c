@@ -2145,6 +2145,41 @@ static void swap_prefetch_test_exchange_streamed(struct kunit *test)
 }
 
 /*
+ * Only page cache that new page cache replaced counts: a job that takes
+ * the page cache's room for its own memory (the file lists shrink as
+ * reclaim takes from them) is no stream, however little it swaps; nor is
+ * the part of a look's reclaim that the lists lost.
+ */
+static void swap_prefetch_test_exchange_turnover(struct kunit *test)
+{
+	struct swap_prefetch_exchange x = { };
+	struct swap_prefetch_exchange_counts now = { .file = 5000 };
+
+	swap_prefetch_exchange_look(&x, &now);
+	/* The hog: 5000 pages out to swap. */
+	swap_prefetch_exchange_pressure(&x);
+	now.swapped_out = 5000;
+	swap_prefetch_exchange_look(&x, &now);
+	swap_prefetch_exchange_pressure(&x);
+	/* It goes on taking the page cache's room, with few writes. */
+	now.stolen += 3000;
+	now.file -= 3000;
+	swap_prefetch_exchange_look(&x, &now);
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1));
+	/* A job reads: 1000 reclaimed, the lists grow by 200. */
+	now.stolen += 1000;
+	now.file += 200;
+	swap_prefetch_exchange_look(&x, &now);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
+	/* 1000 more reclaimed, the lists 400 smaller: 600 count. */
+	now.stolen += 1000;
+	now.file -= 400;
+	swap_prefetch_exchange_look(&x, &now);
+	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1600));
+	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1601));
+}
+
+/*
  * MGLRU writes a few anonymous pages to swap while a stream goes through
  * the page cache: fewer than one for every %SWAP_PREFETCH_STREAM_SWAP_SHARE
  * file pages reclaimed leaves the look a stream's; as many make it a
@@ -2654,6 +2689,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_group_calm_held_kept),
 	KUNIT_CASE(swap_prefetch_test_exchange_streamed),
 	KUNIT_CASE(swap_prefetch_test_exchange_stream_swaps_little),
+	KUNIT_CASE(swap_prefetch_test_exchange_turnover),
 	KUNIT_CASE(swap_prefetch_test_exchange_unused),
 	KUNIT_CASE(swap_prefetch_test_exchange_stop_lasts),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),
