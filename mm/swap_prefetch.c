@@ -148,9 +148,8 @@ static u64 kprefetchd_cpu_at, kprefetchd_cpu_tasks, kprefetchd_cpu_own;
 static bool kprefetchd_cpu_was_busy;
 /* The dead entries were sifted out since the VM was last found busy. */
 static bool kprefetchd_sifted;
-/* Use-once page cache for swapped-out pages; file refaults seen so far. */
+/* Use-once page cache for swapped-out pages. */
 static struct swap_prefetch_exchange kprefetchd_exchange;
-static unsigned long kprefetchd_file_refaults;
 /* Bit 0: a knob changed the pacing; look again now. */
 static unsigned long kprefetchd_kick;
 /*
@@ -1608,7 +1607,8 @@ swap_prefetch_exchange_swapped(const struct swap_prefetch_exchange *x,
  * When pages begin to go out to swap again, the reads since the last
  * swap-out are judged: if they took room of page cache and fewer than
  * half were used by now, no exchange until the swap-out after; otherwise,
- * and after such a pause, it may again.
+ * and after such a pause, it may again.  Page cache the exchange dropped
+ * and that is read again stops it until the next swap-out.
  */
 /*
  * File pages reclaimed since the last look that new page cache took the
@@ -1644,6 +1644,18 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 	}
 	x->swapping = swapping;
 	x->seen = *now;
+	/*
+	 * The page cache it dropped is read again: more file refaults since
+	 * its first drop than a few and an eighth of what it dropped.  What
+	 * the stream evicted of others' working set (a daemon's libraries)
+	 * refaults once, and those pages come back active, where no exchange
+	 * takes them; a job that reads its files again keeps refaulting.
+	 * (Activations are no such sign: reclaim activates the pages of a
+	 * mapped file in use, which no exchange takes.)
+	 */
+	if (x->exchanged && now->refaulted - x->refaulted_since >
+			    SWAP_CLUSTER_MAX + x->exchanged / 8)
+		x->stopped = true;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
 
@@ -1676,12 +1688,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_pressure);
  * swap_prefetch_exchange_account - count a round's reads
  * @x: the exchange
  * @read: pages the round read
- * @exchanged: of those, pages read into room made by dropping page cache
+ * @exchanged: page cache the round dropped to make room for them
  */
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
 			       unsigned long read, unsigned long exchanged)
 {
+	if (exchanged && !x->exchanged)
+		x->refaulted_since = x->seen.refaulted;
 	x->read += read;
 	x->exchanged += exchanged;
 }
@@ -2466,21 +2480,6 @@ static unsigned long kprefetchd_unused_pages(void)
 	return percpu_counter_read_positive(&swap_prefetch_nr_unused);
 }
 
-/*
- * Did file pages refault since the last look, more than a few: the page
- * cache is read again.  A job that reads its files again refaults a batch
- * of them at once; a filesystem that reads back a bitmap block, one.
- * (Activations are no such sign by themselves: reclaim activates the pages
- * of a mapped file in use, which no exchange takes.)
- */
-static bool kprefetchd_file_refaulted(unsigned long refaults)
-{
-	bool refaulted = refaults - kprefetchd_file_refaults > SWAP_CLUSTER_MAX;
-
-	kprefetchd_file_refaults = refaults;
-	return refaulted;
-}
-
 static bool kprefetchd_may_exchange(void)
 {
 	return !kprefetchd_exchange.stopped;
@@ -2510,8 +2509,6 @@ static bool kprefetchd_exchange_possible(void)
 	int nid;
 
 	swap_prefetch_exchange_look(&kprefetchd_exchange, &now);
-	if (kprefetchd_file_refaulted(now.refaulted))
-		kprefetchd_exchange.stopped = true;
 	if (!kprefetchd_may_exchange() ||
 	    !swap_prefetch_exchange_streamed(&kprefetchd_exchange,
 					     global_node_page_state(NR_INACTIVE_FILE)))

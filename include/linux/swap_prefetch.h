@@ -502,7 +502,8 @@ struct swap_prefetch_exchange_counts {
  * @base_refaulted: @spell_refaulted of that spell
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
- * @exchanged: of those, pages read into room of page cache dropped for them
+ * @exchanged: page cache dropped for them
+ * @refaulted_since: file refaults when the first of it was dropped
  * @swapping: pages went out to swap since the look before the last
  * @in_spell: pressure was seen since kprefetchd last read
  * @stopped: no exchange until the next swap-out begins
@@ -513,8 +514,10 @@ struct swap_prefetch_exchange_counts {
  * out began, new page cache replaced more file pages than the inactive
  * file lists now hold while next to nothing went out to swap, and few of
  * them came back.
- * It stops until pages next go out to swap at the first sign that the
- * page cache is read again, and between the next two swap-outs when fewer
+ * It stops until pages next go out to swap when the page cache it dropped
+ * is read again (more file refaults since its first drop than
+ * %SWAP_CLUSTER_MAX and an eighth of what it dropped), and between the
+ * next two swap-outs when fewer
  * than half of the reads since the last one were used by the time the
  * next began.
  */
@@ -528,6 +531,7 @@ struct swap_prefetch_exchange {
 	unsigned long used;
 	unsigned long read;
 	unsigned long exchanged;
+	unsigned long refaulted_since;
 	bool swapping;
 	bool in_spell;
 	bool stopped;

@@ -2241,6 +2241,33 @@ static void swap_prefetch_test_exchange_unused(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, x.stopped);
 }
 
+/*
+ * Refaults before the exchange dropped anything (what the stream evicted
+ * of others' working set) do not stop it; once it dropped page cache,
+ * more refaults than %SWAP_CLUSTER_MAX and an eighth of what it dropped
+ * stop it until pages next go out to swap.
+ */
+static void swap_prefetch_test_exchange_reread(struct kunit *test)
+{
+	struct swap_prefetch_exchange x = { };
+
+	exchange_look(&x, 100, 0, 0, 0);
+	exchange_look(&x, 100, 0, 5000, 0);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+	/* It drops 800 pages, in two rounds: refaults count from the first. */
+	swap_prefetch_exchange_account(&x, 320, 320);
+	exchange_look(&x, 100, 0, 5000 + SWAP_CLUSTER_MAX, 0);
+	swap_prefetch_exchange_account(&x, 480, 480);
+	exchange_look(&x, 100, 0, 5000 + SWAP_CLUSTER_MAX + 100, 0);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+	exchange_look(&x, 100, 0, 5000 + SWAP_CLUSTER_MAX + 101, 0);
+	KUNIT_EXPECT_TRUE(test, x.stopped);
+	/* Until the next swap-out (the reads were used). */
+	exchange_look(&x, 200, 0, 9000, 800);
+	exchange_look(&x, 200, 0, 9000, 800);
+	KUNIT_EXPECT_FALSE(test, x.stopped);
+}
+
 /* A stop for reuse lasts until pages next go out to swap, not longer. */
 static void swap_prefetch_test_exchange_stop_lasts(struct kunit *test)
 {
@@ -2690,6 +2717,7 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_exchange_streamed),
 	KUNIT_CASE(swap_prefetch_test_exchange_stream_swaps_little),
 	KUNIT_CASE(swap_prefetch_test_exchange_turnover),
+	KUNIT_CASE(swap_prefetch_test_exchange_reread),
 	KUNIT_CASE(swap_prefetch_test_exchange_unused),
 	KUNIT_CASE(swap_prefetch_test_exchange_stop_lasts),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),

@@ -97,6 +97,25 @@ job_pagecache() {
 	cat /work/flood/* >/dev/null
 }
 
+# kprefetchd's decisions during the idle period, from its trace events,
+# counted: its verdicts, why its rounds stopped, what it exchanged.
+EVENTS=/sys/kernel/tracing/events/swap_prefetch/enable
+trace_on() {
+	[ -w "$EVENTS" ] || return 0
+	: >/sys/kernel/tracing/trace
+	echo 1 >"$EVENTS"
+}
+trace_tally() {
+	[ -w "$EVENTS" ] || return 0
+	echo 0 >"$EVENTS"
+	say "$1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+|activity=[a-z_|]+' \
+		/sys/kernel/tracing/trace | sort | uniq -c |
+		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }') $(
+		grep -oE 'dropped=[0-9]+ reused=[0-9]+' /sys/kernel/tracing/trace |
+		tr '=' ' ' | awk '{ n++; d += $2; r += $4 }
+			END { printf "exchanges:%d dropped:%d reused:%d", n, d, r }')"
+}
+
 # After the server went out to swap, a job that leaves memory full of
 # page cache or of dentries and inodes, then ends: the seed's "backups,
 # slocate".  MODE (below) chooses how it runs: memcg, in its own scope
@@ -193,6 +212,8 @@ one_run() {
 	show_memory "$scenario/$mode after the job"
 	swapped=$(awk '/^VmSwap/ { print $2 }' "/proc/$(pidof redis-server)/status")
 	ex0=$(vmstat swap_prefetch_exchanged_pages)
+	fri0=$(vmstat workingset_refault_file)
+	trace_on
 	agent=
 	if [ "$mode" = agent ]; then
 		ta=$(date +%s%N)
@@ -202,7 +223,9 @@ one_run() {
 		agent=" agent_ms=$((($(date +%s%N) - ta) / 1000000))"
 	fi
 	sleep "$IDLE"
+	trace_tally "$scenario/$mode"
 	show_memory "$scenario/$mode after idle"
+	fri1=$(vmstat workingset_refault_file)
 	flt1=$(server_majflt)
 	pf1=$(prefetched)
 	ex1=$(vmstat swap_prefetch_exchanged_pages)
@@ -216,7 +239,7 @@ one_run() {
 	sin2=$(vmstat pswpin) fre2=$(vmstat workingset_refault_file)
 	stop_server
 	wait "$sampler"
-	echo "app scenario=$scenario prefetch=$mode job_s=$(((t1 - t0) / 1000000000)).$(((t1 - t0) / 100000000 % 10)) swapped_kib=$swapped majflt_idle=$((flt1 - flt0)) majflt_pass=$((flt2 - flt1)) pswpin_pass=$((sin2 - sin1)) file_refaults_pass=$((fre2 - fre1)) prefetched=$((pf1 - pf0)) exchanged=$((ex1 - ex0)) pagecache_kib=$cache slab_kib=$slab$agent $line $base" |
+	echo "app scenario=$scenario prefetch=$mode job_s=$(((t1 - t0) / 1000000000)).$(((t1 - t0) / 100000000 % 10)) swapped_kib=$swapped majflt_idle=$((flt1 - flt0)) majflt_pass=$((flt2 - flt1)) pswpin_pass=$((sin2 - sin1)) file_refaults_pass=$((fre2 - fre1)) prefetched=$((pf1 - pf0)) exchanged=$((ex1 - ex0)) file_refaults_idle=$((fri1 - fri0)) pagecache_kib=$cache slab_kib=$slab$agent $line $base" |
 		tee -a "$IO/app.txt"
 }
 
