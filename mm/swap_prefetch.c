@@ -1599,17 +1599,6 @@ swap_prefetch_exchange_swapped(const struct swap_prefetch_exchange *x,
 	return out && out >= stolen / SWAP_PREFETCH_STREAM_SWAP_SHARE;
 }
 
-/**
- * swap_prefetch_exchange_look - note what reclaim did since the last look
- * @x: the exchange
- * @now: the counts now
- *
- * When pages begin to go out to swap again, the reads since the last
- * swap-out are judged: if they took room of page cache and fewer than
- * half were used by now, no exchange until the swap-out after; otherwise,
- * and after such a pause, it may again.  Page cache the exchange dropped
- * and that is read again stops it until the next swap-out.
- */
 /*
  * File pages reclaimed since the last look that new page cache took the
  * place of: as many as were reclaimed while the file LRU lists kept their
@@ -1627,6 +1616,17 @@ swap_prefetch_exchange_turned_over(const struct swap_prefetch_exchange *x,
 	return stolen > shrunk ? stolen - shrunk : 0;
 }
 
+/**
+ * swap_prefetch_exchange_look - note what reclaim did since the last look
+ * @x: the exchange
+ * @now: the counts now
+ *
+ * When pages begin to go out to swap again, the reads since the last
+ * swap-out are judged: if they took room of page cache and fewer than
+ * half were used by now, no exchange until the swap-out after; otherwise,
+ * and after such a pause, it may again.  Page cache the exchange dropped
+ * and that is read again stops it until the next swap-out.
+ */
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 			    const struct swap_prefetch_exchange_counts *now)
