@@ -1633,9 +1633,16 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 {
 	bool swapping = swap_prefetch_exchange_swapped(x, now);
 
-	/* Reclaim beside a swap-out took what a job needed: not a stream. */
-	if (!swapping)
+	/*
+	 * Reclaim beside a swap-out took what a job needed: not a stream.
+	 * The page cache counts from the last look that saw one.
+	 */
+	if (!swapping) {
 		x->alone += swap_prefetch_exchange_turned_over(x, now);
+	} else {
+		x->base_alone = x->alone;
+		x->base_refaulted = now->refaulted;
+	}
 	if (swapping && !x->swapping) {
 		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
 		x->read = 0;
@@ -1660,31 +1667,6 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
 
 /**
- * swap_prefetch_exchange_pressure - kprefetchd saw pressure
- * @x: the exchange, as of the last look
- *
- * The first pressure since kprefetchd last read begins a spell.  If pages
- * go out to swap in it, a job needed memory: the page cache that may make
- * room counts from the spell's start, and a backup that ran beside that
- * job counts whole.  A spell without swap-out (kswapd topping up free
- * memory after a stream) leaves the count where it was.
- */
-VISIBLE_IF_KUNIT void
-swap_prefetch_exchange_pressure(struct swap_prefetch_exchange *x)
-{
-	if (!x->in_spell) {
-		x->spell_alone = x->alone;
-		x->spell_refaulted = x->seen.refaulted;
-	}
-	x->in_spell = true;
-	if (x->swapping) {
-		x->base_alone = x->spell_alone;
-		x->base_refaulted = x->spell_refaulted;
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_pressure);
-
-/**
  * swap_prefetch_exchange_account - count a round's reads
  * @x: the exchange
  * @read: pages the round read
@@ -1706,9 +1688,8 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_account);
  * @x: the exchange, as of the last look
  * @inactive: pages on the inactive file lists now
  *
- * Since the last spell of pressure that swapped pages out began, did
- * new page cache replace more file pages than the inactive file lists
- * hold while next to nothing went out to swap, with fewer than one in
+ * Since pages last went out to swap, did new page cache replace more
+ * file pages than the inactive file lists hold, with fewer than one in
  * eight coming back?  Then the page cache turned over since, and what
  * reclaim evicted was not read again: a backup or an indexer that read
  * more than memory holds, after the job that swapped.  What reclaim took
@@ -3260,10 +3241,8 @@ static void kprefetchd_do_round(void)
 				     &batch);
 	if (verdict != SWAP_PREFETCH_GO) {
 		/* A busy CPU or a short node leaves the tracker as it was. */
-		if (swap_prefetch_restarts_delay(verdict)) {
+		if (swap_prefetch_restarts_delay(verdict))
 			kprefetchd_sifted = false;
-			swap_prefetch_exchange_pressure(&kprefetchd_exchange);
-		}
 		count_vm_event(SWAP_PREFETCH_DELAYED_CHECKS);
 		trace_swap_prefetch_delay(verdict, snap.activity,
 					  kprefetchd_ms_to_next(),
@@ -3276,7 +3255,6 @@ static void kprefetchd_do_round(void)
 							   kprefetchd_sieve));
 		kprefetchd_sifted = true;
 	}
-	kprefetchd_exchange.in_spell = false;
 	kprefetchd_read_batch(batch, &t);
 }
 

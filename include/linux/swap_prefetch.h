@@ -496,24 +496,20 @@ struct swap_prefetch_exchange_counts {
  *	that saw no swap-out, so far (a look with fewer pages written to
  *	swap than one for every %SWAP_PREFETCH_STREAM_SWAP_SHARE file pages
  *	reclaimed saw none)
- * @spell_alone: @alone when the current or last spell of pressure began
- * @spell_refaulted: file refaults then
- * @base_alone: @spell_alone of the last spell in which pages went out
- * @base_refaulted: @spell_refaulted of that spell
+ * @base_alone: @alone at the last look that saw a swap-out
+ * @base_refaulted: file refaults then
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
  * @exchanged: page cache dropped for them
  * @refaulted_since: file refaults when the first of it was dropped
  * @swapping: pages went out to swap since the look before the last
- * @in_spell: pressure was seen since kprefetchd last read
  * @stopped: no exchange until the next swap-out begins
  *
  * With no node that has room, kprefetchd may drop page cache that was used
  * once, page for page, for the entries it reads, if that page cache is
- * what a stream left: since the last spell of pressure that swapped pages
- * out began, new page cache replaced more file pages than the inactive
- * file lists now hold while next to nothing went out to swap, and few of
- * them came back.
+ * what a stream left: since pages last went out to swap, new page cache
+ * replaced more file pages than the inactive file lists now hold, and
+ * few of them came back.
  * It stops until pages next go out to swap when the page cache it dropped
  * is read again (more file refaults since its first drop than
  * %SWAP_CLUSTER_MAX and an eighth of what it dropped), and between the
@@ -524,8 +520,6 @@ struct swap_prefetch_exchange_counts {
 struct swap_prefetch_exchange {
 	struct swap_prefetch_exchange_counts seen;
 	unsigned long alone;
-	unsigned long spell_alone;
-	unsigned long spell_refaulted;
 	unsigned long base_alone;
 	unsigned long base_refaulted;
 	unsigned long used;
@@ -533,7 +527,6 @@ struct swap_prefetch_exchange {
 	unsigned long exchanged;
 	unsigned long refaulted_since;
 	bool swapping;
-	bool in_spell;
 	bool stopped;
 };
 
@@ -714,7 +707,6 @@ bool swap_prefetch_group_calm(struct swap_prefetch_watch *w, unsigned short id,
 			      u64 pressure, unsigned long now, unsigned long hold);
 void swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 				 const struct swap_prefetch_exchange_counts *now);
-void swap_prefetch_exchange_pressure(struct swap_prefetch_exchange *x);
 void swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
 				    unsigned long read, unsigned long exchanged);
 bool swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,

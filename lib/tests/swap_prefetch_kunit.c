@@ -2095,10 +2095,11 @@ static void exchange_look(struct swap_prefetch_exchange *x, unsigned long swappe
 }
 
 /*
- * A stream left the page cache: since the last spell of pressure that
- * swapped pages out began, reclaim took at least the inactive lists' worth
- * of file pages between looks that saw no swap-out, and fewer than one in
- * eight came back.
+ * A stream left the page cache: since the last look that saw pages go out
+ * to swap, new page cache replaced at least the inactive lists' worth of
+ * file pages, and fewer than one in eight came back.  A swap-out starts
+ * the count again, however long since kprefetchd last looked: what a
+ * backup streamed before a later job swapped does not count.
  */
 static void swap_prefetch_test_exchange_streamed(struct kunit *test)
 {
@@ -2106,39 +2107,30 @@ static void swap_prefetch_test_exchange_streamed(struct kunit *test)
 
 	exchange_look(&x, 0, 0, 0, 0);
 	/* A hog: 500 pages out to swap, and the page cache it took. */
-	swap_prefetch_exchange_pressure(&x);
 	exchange_look(&x, 500, 100, 50, 0);
-	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 0));
 	/* A backup after it. */
 	exchange_look(&x, 500, 999, 50, 0);
-	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
 	exchange_look(&x, 500, 1100, 50, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
-	/* kprefetchd reads; kswapd then tops free memory up: no new count. */
-	x.in_spell = false;
+	/* kswapd tops free memory up: more of the same count. */
 	exchange_look(&x, 500, 1300, 50, 0);
-	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1200));
-	/* An eighth came back: a job that reads again. */
-	exchange_look(&x, 500, 9100, 1124, 0);
+	/* An eighth came back since the swap-out: a job that reads again. */
+	exchange_look(&x, 500, 9100, 1174, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
-	exchange_look(&x, 500, 9100, 1125, 0);
+	exchange_look(&x, 500, 9100, 1175, 0);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1000));
-	/* A read, then a job that swaps: counted from that spell's start. */
-	x.in_spell = false;
-	swap_prefetch_exchange_pressure(&x);
-	exchange_look(&x, 2000, 9300, 1125, 0);
-	swap_prefetch_exchange_pressure(&x);
+	/* A job that swaps, seen in one look: counted from there. */
+	exchange_look(&x, 2000, 9300, 1175, 0);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 0));
-	exchange_look(&x, 2000, 9500, 1125, 0);
+	exchange_look(&x, 2000, 9500, 1175, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 200));
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 201));
 	/* Across a wrap of the counts. */
 	memset(&x, 0, sizeof(x));
 	exchange_look(&x, ULONG_MAX - 10, ULONG_MAX - 20, ULONG_MAX - 5, 0);
-	swap_prefetch_exchange_pressure(&x);
 	exchange_look(&x, ULONG_MAX - 10, 1990, 2, 0);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 2011));
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 2012));
@@ -2157,10 +2149,8 @@ static void swap_prefetch_test_exchange_turnover(struct kunit *test)
 
 	swap_prefetch_exchange_look(&x, &now);
 	/* The hog: 5000 pages out to swap. */
-	swap_prefetch_exchange_pressure(&x);
 	now.swapped_out = 5000;
 	swap_prefetch_exchange_look(&x, &now);
-	swap_prefetch_exchange_pressure(&x);
 	/* It goes on taking the page cache's room, with few writes. */
 	now.stolen += 3000;
 	now.file -= 3000;
@@ -2192,19 +2182,13 @@ static void swap_prefetch_test_exchange_stream_swaps_little(struct kunit *test)
 
 	exchange_look(&x, 0, 0, 0, 0);
 	/* The hog. */
-	swap_prefetch_exchange_pressure(&x);
 	exchange_look(&x, 5000, 100, 0, 0);
-	swap_prefetch_exchange_pressure(&x);
 	/* The backup, with one page out to swap short of the share. */
 	exchange_look(&x, 5000 + 1000 / share - 1, 1100, 0, 0);
-	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_TRUE(test, swap_prefetch_exchange_streamed(&x, 1000));
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1001));
-	/* kprefetchd reads; then as many as the share: a job that swaps. */
-	x.in_spell = false;
-	swap_prefetch_exchange_pressure(&x);
+	/* Then as many as the share: a job that swaps. */
 	exchange_look(&x, 5000 + 2 * (1000 / share) - 1, 2100, 0, 0);
-	swap_prefetch_exchange_pressure(&x);
 	KUNIT_EXPECT_FALSE(test, swap_prefetch_exchange_streamed(&x, 1));
 }
 
