@@ -46,6 +46,9 @@
  * - swap_prefetch_mutex serialises the writes that switch the feature.
  * - The shrinker finds unused prefetched folios by their mark under RCU,
  *   and only trylocks them: it runs inside reclaim, whoever called it.
+ * - kprefetchd makes room (reclaim_use_once_file(), reclaim_slab_node())
+ *   holding none of these locks: inodes the shrinkers evict may free swap
+ *   entries of their own.  Its calls skip the shrinker above.
  * - kprefetchd marks the folios it reads under the swap cache's xarray
  *   lock that publishes them (swap_prefetch_note_add()); lookups and
  *   removals clear the mark under the same lock.
@@ -1457,9 +1460,11 @@ VISIBLE_IF_KUNIT enum swap_prefetch_verdict
 swap_prefetch_idle_verdict(const struct swap_prefetch_snapshot *s)
 {
 	/*
-	 * What prefetch may fill: no more than two thirds of RAM.  Swap cache
-	 * that prefetch did not read (readahead, orphans of exited tasks) is
-	 * as cheap to drop as free memory, and must not hold prefetch off.
+	 * What prefetch may fill: no more than two thirds of RAM, less what is
+	 * mapped or unreclaimable slab.  Swap cache that prefetch did not read
+	 * (readahead, orphans of exited tasks) is as cheap to drop as free
+	 * memory, and must not hold prefetch off; reclaimable slab is taken
+	 * back as page cache is.
 	 */
 	unsigned long mapped_limit = s->totalram / 3 * 2;
 
@@ -1642,6 +1647,7 @@ swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 	} else {
 		x->base_alone = x->alone;
 		x->base_refaulted = now->refaulted;
+		x->base_slab = now->slab;
 	}
 	if (swapping && !x->swapping) {
 		x->stopped = x->exchanged && (now->used - x->used) * 2 < x->read;
@@ -1670,7 +1676,7 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_look);
  * swap_prefetch_exchange_account - count a round's reads
  * @x: the exchange
  * @read: pages the round read
- * @exchanged: page cache the round dropped to make room for them
+ * @exchanged: page cache and slab pages the round freed to make room for them
  */
 VISIBLE_IF_KUNIT void
 swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
@@ -1711,6 +1717,53 @@ swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
 	       (x->seen.refaulted - x->base_refaulted) * 8 < taken;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_streamed);
+
+/**
+ * swap_prefetch_exchange_slab_room - how much slab may an exchange take?
+ * @x: the exchange, as of the last look
+ * @slab: pages of reclaimable slab now
+ *
+ * What the reclaimable slab holds beyond twice what it held when pages
+ * last went out to swap.  An indexer that walked a tree after the job
+ * that swapped grows it many times over with dentries and inodes used
+ * once; a machine's daemons and a desktop's file lookups do not double
+ * it.  What was there before, and as much again, is left to reclaim.
+ *
+ * Return: pages of reclaimable slab an exchange may take now.
+ */
+VISIBLE_IF_KUNIT unsigned long
+swap_prefetch_exchange_slab_room(const struct swap_prefetch_exchange *x,
+				 unsigned long slab)
+{
+	return slab > 2 * x->base_slab ? slab - 2 * x->base_slab : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_slab_room);
+
+/**
+ * swap_prefetch_slab_priority - the reclaim priority to take slab at
+ * @slab: pages of reclaimable slab on the node
+ * @nr: pages wanted of it
+ *
+ * At priority p, reclaim has each shrinker scan 1/2^p of its objects,
+ * twice that at the default seeks (do_shrink_slab()).  The gentlest
+ * priority at which that covers @nr pages' worth of the node's slab: the
+ * shrinkers then scan between @nr and twice @nr pages' worth, and free
+ * what was not used again.  A large want scans no more than half of each
+ * cache (%SWAP_PREFETCH_SLAB_PRIORITY_MIN): an exchange is no emergency.
+ *
+ * Return: a priority from %SWAP_PREFETCH_SLAB_PRIORITY_MIN to DEF_PRIORITY.
+ */
+VISIBLE_IF_KUNIT int swap_prefetch_slab_priority(unsigned long slab,
+						 unsigned long nr)
+{
+	int priority = DEF_PRIORITY;
+
+	while (priority > SWAP_PREFETCH_SLAB_PRIORITY_MIN &&
+	       (slab >> priority) * 2 < nr)
+		priority--;
+	return priority;
+}
+EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_slab_priority);
 
 /**
  * swap_prefetch_mark_busy - note VM activity for the next round
@@ -2466,15 +2519,35 @@ static bool kprefetchd_may_exchange(void)
 	return !kprefetchd_exchange.stopped;
 }
 
-/* Has node @nid old file pages that reclaim_use_once_file() may look at? */
+/* May the exchange drop page cache: is the oldest a stream's? */
+static bool kprefetchd_may_drop_file(void)
+{
+	return swap_prefetch_exchange_streamed(&kprefetchd_exchange,
+			global_node_page_state(NR_INACTIVE_FILE));
+}
+
+/* Pages of reclaimable slab the exchange may take now. */
+static unsigned long kprefetchd_slab_room(void)
+{
+	return swap_prefetch_exchange_slab_room(&kprefetchd_exchange,
+			global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B));
+}
+
+/* Has node @nid old file pages or slab that an exchange may look at? */
 static bool kprefetchd_node_can_exchange(int nid)
 {
-	return node_page_state(NODE_DATA(nid), NR_INACTIVE_FILE) >=
+	pg_data_t *pgdat = NODE_DATA(nid);
+
+	if (kprefetchd_may_drop_file() &&
+	    node_page_state(pgdat, NR_INACTIVE_FILE) >= SWAP_CLUSTER_MAX)
+		return true;
+	return kprefetchd_slab_room() >= SWAP_CLUSTER_MAX &&
+	       node_page_state_pages(pgdat, NR_SLAB_RECLAIMABLE_B) >=
 	       SWAP_CLUSTER_MAX;
 }
 
 /*
- * May a round with no node that has room make room of page cache?  Takes
+ * May a round with no node that has room make room of page cache or slab?
  * the look for the exchange; reads the vm events summed just before.
  */
 static bool kprefetchd_exchange_possible(void)
@@ -2486,13 +2559,12 @@ static bool kprefetchd_exchange_possible(void)
 			global_node_page_state(NR_INACTIVE_FILE),
 		.refaulted = global_node_page_state(WORKINGSET_REFAULT_FILE),
 		.used = kprefetchd_events[SWAP_PREFETCH_USED_PAGES],
+		.slab = global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B),
 	};
 	int nid;
 
 	swap_prefetch_exchange_look(&kprefetchd_exchange, &now);
-	if (!kprefetchd_may_exchange() ||
-	    !swap_prefetch_exchange_streamed(&kprefetchd_exchange,
-					     global_node_page_state(NR_INACTIVE_FILE)))
+	if (!kprefetchd_may_exchange())
 		return false;
 	for_each_node_state(nid, N_MEMORY)
 		if (kprefetchd_node_can_exchange(nid))
@@ -2513,8 +2585,7 @@ static void kprefetchd_take_snapshot(struct swap_prefetch_snapshot *s,
 	s->laptop_mode = READ_ONCE(laptop_mode);
 	s->mapped = global_node_page_state(NR_FILE_MAPPED) +
 		    global_node_page_state(NR_ANON_MAPPED);
-	s->slab = global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
-		  global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
+	s->slab = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
 	s->prefetched = kprefetchd_unused_pages();
 	s->swap_full = vm_swap_full();
 	s->exchange = kprefetchd_exchange_possible();
@@ -3001,16 +3072,35 @@ static unsigned long kprefetchd_node_deficit(int nid)
 }
 
 /*
+ * Shrink node @nid's slab for up to @lack pages the page cache did not
+ * give, within what the exchange may take of slab; the shrinkers free
+ * what they find unused.
+ */
+static unsigned long kprefetchd_exchange_slab(int nid, unsigned long lack)
+{
+	pg_data_t *pgdat = NODE_DATA(nid);
+	unsigned long slab;
+
+	lack = min(lack, kprefetchd_slab_room());
+	if (lack < SWAP_CLUSTER_MAX)
+		return 0;
+	slab = node_page_state_pages(pgdat, NR_SLAB_RECLAIMABLE_B);
+	return reclaim_slab_node(pgdat, swap_prefetch_slab_priority(slab, lack));
+}
+
+/*
  * Read up to @want of node @nid's newest entries into the room of as much
  * use-once page cache of that node, dropped first: an exchange, page for
- * page, and as much more as kprefetchd_node_deficit() finds missing.
+ * page, and as much more as kprefetchd_node_deficit() finds missing.  What
+ * the page cache lacks of that, or all of it where the page cache is no
+ * stream's, comes from the node's slab.
  */
 static enum swap_prefetch_stop
 kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
 			 struct kprefetchd_round *r)
 {
 	nodemask_t node = nodemask_of_node(nid);
-	unsigned long dropped = 0, reused = 0;
+	unsigned long dropped = 0, reused = 0, slab = 0, need;
 	enum swap_prefetch_stop stop;
 	unsigned int nr, room;
 
@@ -3024,16 +3114,20 @@ kprefetchd_exchange_node(int nid, unsigned int want, unsigned long delay,
 		 * allocations, do not see: spill them, on the same CPU.
 		 */
 		migrate_disable();
-		dropped = reclaim_use_once_file(NODE_DATA(nid),
-						nr + kprefetchd_node_deficit(nid),
-						&reused);
+		need = nr + kprefetchd_node_deficit(nid);
+		if (kprefetchd_may_drop_file())
+			dropped = reclaim_use_once_file(NODE_DATA(nid), need,
+							&reused);
+		if (dropped < need)
+			slab = kprefetchd_exchange_slab(nid, need - dropped);
 		drain_local_pages(NULL);
 		migrate_enable();
 	}
-	trace_swap_prefetch_exchange(nid, nr, dropped, reused);
+	trace_swap_prefetch_exchange(nid, nr, dropped, reused, slab);
 	/* MGLRU: the oldest generation holds more pages used again than not. */
 	if (reused > dropped)
 		kprefetchd_exchange.stopped = true;
+	dropped += slab;
 	r->nr_exchanged += dropped;
 	room = min_t(unsigned long, dropped, nr);
 	kprefetchd_put_back(kprefetchd_batch + room, nr - room, &r->nr_stale);
@@ -3483,7 +3577,8 @@ static unsigned long swap_prefetch_shrink_count(struct shrinker *shrinker,
 {
 	unsigned long unused = kprefetchd_unused_pages();
 
-	if (!unused)
+	/* An exchange's slab room is for what kprefetchd reads. */
+	if (!unused || current_is_kprefetchd())
 		return SHRINK_EMPTY;
 	if (!swap_prefetch_cache_refaulting(&swap_prefetch_file_gate,
 					    global_node_page_state(WORKINGSET_ACTIVATE_FILE),

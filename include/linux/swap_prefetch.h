@@ -360,13 +360,14 @@ struct swap_prefetch_zone_snap {
  * @cpu_busy: others kept more than half of the CPUs' time busy
  * @laptop_mode: vm.laptop_mode is set
  * @mapped: mapped file and anonymous pages
- * @slab: slab pages
+ * @slab: slab pages that reclaim cannot take back (reclaimable slab is
+ *	memory to be had, as the page cache is)
  * @prefetched: pages prefetch read that are still in the swap cache and
  *	were not used yet
  * @totalram: usable RAM
  * @swap_full: more than half of swap is in use
- * @exchange: page cache a stream left may make room on a node that has
- *	none (struct swap_prefetch_exchange)
+ * @exchange: page cache a stream left, or slab an indexer left, may make
+ *	room on a node that has none (struct swap_prefetch_exchange)
  */
 struct swap_prefetch_snapshot {
 	unsigned int activity;
@@ -473,6 +474,7 @@ struct swap_prefetch_watch {
  * @file: pages on the file LRU lists now (not free-running)
  * @refaulted: file pages refaulted
  * @used: prefetched pages used
+ * @slab: pages of reclaimable slab now (not free-running)
  */
 struct swap_prefetch_exchange_counts {
 	unsigned long swapped_out;
@@ -480,6 +482,7 @@ struct swap_prefetch_exchange_counts {
 	unsigned long file;
 	unsigned long refaulted;
 	unsigned long used;
+	unsigned long slab;
 };
 
 /*
@@ -488,6 +491,9 @@ struct swap_prefetch_exchange_counts {
  * for every this many file pages reclaimed is no swap-out.
  */
 #define SWAP_PREFETCH_STREAM_SWAP_SHARE	8
+
+/* The most an exchange shrinks slab at: half of each cache in a call. */
+#define SWAP_PREFETCH_SLAB_PRIORITY_MIN	2
 
 /**
  * struct swap_prefetch_exchange - may use-once page cache make room?
@@ -498,9 +504,10 @@ struct swap_prefetch_exchange_counts {
  *	reclaimed saw none)
  * @base_alone: @alone at the last look that saw a swap-out
  * @base_refaulted: file refaults then
+ * @base_slab: reclaimable slab then
  * @used: prefetched pages used, when the last swap-out began
  * @read: pages read since the last swap-out began
- * @exchanged: page cache dropped for them
+ * @exchanged: page cache and slab pages freed for them
  * @refaulted_since: file refaults when the first of it was dropped
  * @swapping: pages went out to swap since the look before the last
  * @stopped: no exchange until the next swap-out begins
@@ -509,7 +516,10 @@ struct swap_prefetch_exchange_counts {
  * once, page for page, for the entries it reads, if that page cache is
  * what a stream left: since pages last went out to swap, new page cache
  * replaced more file pages than the inactive file lists now hold, and
- * few of them came back.
+ * few of them came back.  Where the page cache lacks the room, or is no
+ * stream's, it may take reclaimable slab, as reclaim shrinks it, down to
+ * twice what there was at the last swap-out: an indexer leaves dentries
+ * and inodes (swap_prefetch_exchange_slab_room()).
  * It stops until pages next go out to swap when the page cache it dropped
  * is read again (more file refaults since its first drop than
  * %SWAP_CLUSTER_MAX and an eighth of what it dropped), and between the
@@ -522,6 +532,7 @@ struct swap_prefetch_exchange {
 	unsigned long alone;
 	unsigned long base_alone;
 	unsigned long base_refaulted;
+	unsigned long base_slab;
 	unsigned long used;
 	unsigned long read;
 	unsigned long exchanged;
@@ -709,6 +720,10 @@ void swap_prefetch_exchange_look(struct swap_prefetch_exchange *x,
 				 const struct swap_prefetch_exchange_counts *now);
 void swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
 				    unsigned long read, unsigned long exchanged);
+unsigned long
+swap_prefetch_exchange_slab_room(const struct swap_prefetch_exchange *x,
+				 unsigned long slab);
+int swap_prefetch_slab_priority(unsigned long slab, unsigned long nr);
 bool swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
 				     unsigned long inactive);
 void swap_prefetch_mark_busy(struct swap_prefetch_pacer *p);

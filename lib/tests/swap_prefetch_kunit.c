@@ -2170,6 +2170,69 @@ static void swap_prefetch_test_exchange_turnover(struct kunit *test)
 }
 
 /*
+ * Of slab, an exchange takes only what the slab holds beyond twice what
+ * it held when pages last went out to swap (an indexer's dentries and
+ * inodes after the job that swapped): looks without a swap-out leave that
+ * floor where it is, the next swap-out moves it to the slab of its time,
+ * and a slab that did not double gives nothing.
+ */
+static void swap_prefetch_test_exchange_slab_room(struct kunit *test)
+{
+	struct swap_prefetch_exchange x = { };
+	struct swap_prefetch_exchange_counts now = { .slab = 1000 };
+
+	/* The hog swaps out with 1000 pages of slab. */
+	now.swapped_out = 5000;
+	swap_prefetch_exchange_look(&x, &now);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 1000), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 2000), 0UL);
+	/* A walk: the slab grows while reclaim takes page cache only. */
+	now.stolen += 2000;
+	now.slab = 41000;
+	swap_prefetch_exchange_look(&x, &now);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000), 39000UL);
+	/* Taking slab brings it down to twice the floor, and no further. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 2001), 1UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 1999), 0UL);
+	/* Another swap-out: what grew before it is not the room any more. */
+	now.swapped_out += 5000;
+	swap_prefetch_exchange_look(&x, &now);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 82100), 100UL);
+}
+
+/*
+ * The priority an exchange shrinks slab at has the shrinkers scan (at the
+ * default seeks, twice 1/2^p of each cache) at least the pages it lacks,
+ * and it is the gentlest such priority: one gentler would scan less.
+ * Lacking more never gives a gentler priority, and no want scans more
+ * than half of a cache.
+ */
+static void swap_prefetch_test_slab_priority(struct kunit *test)
+{
+	static const unsigned long slabs[] = { 0, 1, 4096, 40960, 1UL << 22 };
+	unsigned long slab, nr;
+	int i, p, prev;
+
+	for (i = 0; i < ARRAY_SIZE(slabs); i++) {
+		slab = slabs[i];
+		prev = DEF_PRIORITY;
+		for (nr = 1; nr <= slab * 4 + 1; nr = nr * 3 / 2 + 1) {
+			p = swap_prefetch_slab_priority(slab, nr);
+			KUNIT_EXPECT_GE(test, p, SWAP_PREFETCH_SLAB_PRIORITY_MIN);
+			KUNIT_EXPECT_LE(test, p, prev);
+			if (p > SWAP_PREFETCH_SLAB_PRIORITY_MIN)
+				KUNIT_EXPECT_GE(test, (slab >> p) * 2, nr);
+			if (p < DEF_PRIORITY)
+				KUNIT_EXPECT_LT(test, (slab >> (p + 1)) * 2, nr);
+			prev = p;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, swap_prefetch_slab_priority(40960, 8000), 3);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_slab_priority(40960, 32), 11);
+}
+
+/*
  * MGLRU writes a few anonymous pages to swap while a stream goes through
  * the page cache: fewer than one for every %SWAP_PREFETCH_STREAM_SWAP_SHARE
  * file pages reclaimed leaves the look a stream's; as many make it a
@@ -2702,6 +2765,8 @@ static struct kunit_case swap_prefetch_idle_cases[] = {
 	KUNIT_CASE(swap_prefetch_test_exchange_stream_swaps_little),
 	KUNIT_CASE(swap_prefetch_test_exchange_turnover),
 	KUNIT_CASE(swap_prefetch_test_exchange_reread),
+	KUNIT_CASE(swap_prefetch_test_exchange_slab_room),
+	KUNIT_CASE(swap_prefetch_test_slab_priority),
 	KUNIT_CASE(swap_prefetch_test_exchange_unused),
 	KUNIT_CASE(swap_prefetch_test_exchange_stop_lasts),
 	KUNIT_CASE(swap_prefetch_test_pace_busy_once),

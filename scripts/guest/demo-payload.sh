@@ -91,9 +91,9 @@ trace_tally() {
 	echo "demo: $1 kprefetchd $(grep -oE 'verdict=[a-z_]+|stop=[a-z_]+|activity=[a-z_|]+' \
 		/sys/kernel/tracing/trace | sort | uniq -c |
 		awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $2, $1 }') $(
-		grep -oE 'dropped=[0-9]+ reused=[0-9]+' /sys/kernel/tracing/trace |
-		tr '=' ' ' | awk '{ n++; d += $2; r += $4 }
-			END { printf "exchanges:%d dropped:%d reused:%d", n, d, r }')"
+		grep -oE 'dropped=[0-9]+ reused=[0-9]+ slab=[0-9]+' /sys/kernel/tracing/trace |
+		tr '=' ' ' | awk '{ n++; d += $2; r += $4; sl += $6 }
+			END { printf "exchanges:%d dropped:%d reused:%d slab:%d", n, d, r, sl }')"
 }
 trace_summary() {
 	trace_tally "$1"

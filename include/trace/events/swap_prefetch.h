@@ -126,8 +126,8 @@ TRACE_EVENT(swap_prefetch_round,
 
 /*
  * A page read into the swap cache: its swap entry's type and offset, and
- * whether page cache
- * was dropped to make its room (an exchange) or it took free memory.
+ * whether an exchange made its room (of page cache, or of slab where the
+ * page cache lacked it) or it took free memory.
  */
 TRACE_EVENT(swap_prefetch_read,
 
@@ -148,27 +148,29 @@ TRACE_EVENT(swap_prefetch_read,
 	),
 
 	TP_printk("type=%u offset=%lu room=%s", __entry->type, __entry->offset,
-		  __entry->exchanged ? "page_cache" : "free")
+		  __entry->exchanged ? "exchange" : "free")
 );
 
 /*
  * An exchange on a node without room: the entries it popped, the page
- * cache pages it dropped for them (up to the high watermarks too), and
- * the oldest file folios it found used again (MGLRU); more of those than
- * pages dropped stop it.
+ * cache pages it dropped for them (up to the high watermarks too), the
+ * oldest file folios it found used again (MGLRU; more of those than pages
+ * dropped stop it), and the slab pages shrinking freed where the page
+ * cache lacked the room.
  */
 TRACE_EVENT(swap_prefetch_exchange,
 
 	TP_PROTO(int nid, unsigned int nr_popped, unsigned long nr_dropped,
-		 unsigned long nr_reused),
+		 unsigned long nr_reused, unsigned long nr_slab),
 
-	TP_ARGS(nid, nr_popped, nr_dropped, nr_reused),
+	TP_ARGS(nid, nr_popped, nr_dropped, nr_reused, nr_slab),
 
 	TP_STRUCT__entry(
 		__field(int, nid)
 		__field(unsigned int, nr_popped)
 		__field(unsigned long, nr_dropped)
 		__field(unsigned long, nr_reused)
+		__field(unsigned long, nr_slab)
 	),
 
 	TP_fast_assign(
@@ -176,11 +178,12 @@ TRACE_EVENT(swap_prefetch_exchange,
 		__entry->nr_popped = nr_popped;
 		__entry->nr_dropped = nr_dropped;
 		__entry->nr_reused = nr_reused;
+		__entry->nr_slab = nr_slab;
 	),
 
-	TP_printk("nid=%d popped=%u dropped=%lu reused=%lu",
+	TP_printk("nid=%d popped=%u dropped=%lu reused=%lu slab=%lu",
 		  __entry->nid, __entry->nr_popped, __entry->nr_dropped,
-		  __entry->nr_reused)
+		  __entry->nr_reused, __entry->nr_slab)
 );
 
 /*

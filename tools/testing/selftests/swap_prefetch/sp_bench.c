@@ -447,7 +447,7 @@ int main(int argc, char **argv)
 	double peer_s = 0, restore_s = -1, t0, touch_s;
 	double read_s[2] = { 0, 0 };
 	long file_refaults = 0, free_kib, cache_kib, cache_end_kib, ex0, ex1;
-	long slab_kib, slab_end_kib;
+	long slab_kib, slab_end_kib, dentries, dentries_end, inodes, inodes_end;
 	size_t resident_idle;
 	long read0, read1, use0[3], use1[3];
 	pid_t noise = 0;
@@ -513,6 +513,9 @@ int main(int argc, char **argv)
 	/* A block device's page cache counts as Buffers. */
 	cache_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
 	slab_kib = sp_meminfo("Slab");
+	/* What an exchange took of an indexer's slab: the first field of each. */
+	dentries = sp_read_long("/proc/sys/fs/dentry-state");
+	inodes = sp_read_long("/proc/sys/fs/inode-nr");
 	read0 = sp_vmstat("swap_prefetch_read_pages");
 	ex0 = sp_vmstat("swap_prefetch_exchanged_pages");
 	sp_usefulness(use0);
@@ -547,6 +550,8 @@ int main(int argc, char **argv)
 	ex1 = sp_vmstat("swap_prefetch_exchanged_pages");
 	cache_end_kib = sp_meminfo("Cached") + sp_meminfo("Buffers");
 	slab_end_kib = sp_meminfo("Slab");
+	dentries_end = sp_read_long("/proc/sys/fs/dentry-state");
+	inodes_end = sp_read_long("/proc/sys/fs/inode-nr");
 	if (noise)
 		noise_rc = stop_background(noise);
 
@@ -594,7 +599,9 @@ int main(int argc, char **argv)
 	printf(" job_mib=%lu memfree_idle_kib=%ld pagecache_idle_kib=%ld",
 	       o.job_dev ? o.job_mib : 0, free_kib, cache_kib);
 	printf(" pagecache_end_kib=%ld exchanged=%ld", cache_end_kib, ex1 - ex0);
-	printf(" slab_idle_kib=%ld slab_end_kib=%ld\n", slab_kib, slab_end_kib);
+	printf(" slab_idle_kib=%ld slab_end_kib=%ld", slab_kib, slab_end_kib);
+	printf(" dentries_idle=%ld dentries_end=%ld inodes_idle=%ld inodes_end=%ld\n",
+	       dentries, dentries_end, inodes, inodes_end);
 	if (noise_rc)
 		fprintf(stderr, "the background activity failed (%d)\n", noise_rc);
 	return bad || noise_rc ? 1 : 0;

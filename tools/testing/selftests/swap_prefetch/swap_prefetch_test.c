@@ -2532,7 +2532,7 @@ static void test_rereads_keep_cache(void)
 struct read_event {
 	unsigned int type;
 	unsigned long offset;
-	bool page_cache;
+	bool exchanged;
 };
 
 static int read_event_cmp(const void *a, const void *b)
@@ -2560,7 +2560,7 @@ static long parse_read_events(const char *trace, struct read_event **ev)
 
 		if (sscanf(p, "swap_prefetch_read: type=%u offset=%lu room=%15s",
 			   &e.type, &e.offset, room) == 3) {
-			e.page_cache = !strcmp(room, "page_cache");
+			e.exchanged = !strcmp(room, "exchange");
 			if (n == cap) {
 				cap = cap ? cap * 2 : 4096;
 				*ev = realloc(*ev, cap * sizeof(**ev));
@@ -2640,16 +2640,16 @@ static void test_no_ping_pong(void)
 	if (n < 0)
 		ksft_exit_fail_msg("cannot read the trace\n");
 	for (i = 0; i < n; i++) {
-		cache += ev[i].page_cache;
+		cache += ev[i].exchanged;
 		if (i && !read_event_cmp(&ev[i - 1], &ev[i])) {
 			twice++;
-			cache_twice += ev[i].page_cache || ev[i - 1].page_cache;
+			cache_twice += ev[i].exchanged || ev[i - 1].exchanged;
 		}
 	}
 	free(ev);
-	ksft_print_msg("%u cycles: %ld pages read, %ld into page cache's room (%ld dropped)\n",
+	ksft_print_msg("%u cycles: %ld pages read, %ld into an exchange's room (%ld exchanged)\n",
 		       cycles, n, cache, ex);
-	ksft_print_msg("offsets read twice: %ld, of which into page cache's room: %ld\n",
+	ksft_print_msg("offsets read twice: %ld, of which into an exchange's room: %ld\n",
 		       twice, cache_twice);
 	if (!n)
 		ksft_test_result_skip("%s: prefetch read nothing\n", name);
