@@ -1727,7 +1727,9 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_streamed);
  * last went out to swap.  An indexer that walked a tree after the job
  * that swapped grows it many times over with dentries and inodes used
  * once; a machine's daemons and a desktop's file lookups do not double
- * it.  What was there before, and as much again, is left to reclaim.
+ * it.  As much as was there before, and as much again, stays.  This
+ * bounds how much goes, not which: the shrinkers free their oldest
+ * objects not used again first, as for reclaim, whenever they were made.
  *
  * Return: pages of reclaimable slab an exchange may take now.
  */
