@@ -1722,12 +1722,16 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_streamed);
  * swap_prefetch_exchange_slab_room - how much slab may an exchange take?
  * @x: the exchange, as of the last look
  * @slab: pages of reclaimable slab now
+ * @inactive: pages on the inactive file lists now
  *
  * What the reclaimable slab holds beyond twice what it held when pages
- * last went out to swap.  An indexer that walked a tree after the job
- * that swapped grows it many times over with dentries and inodes used
- * once; a machine's daemons and a desktop's file lookups do not double
- * it.  As much as was there before, and as much again, stays.  This
+ * last went out to swap, if that, with what the exchange took since, is
+ * more than the inactive file lists hold: the slab, not the page cache,
+ * is what the job after the swap-out left.  An indexer that walked a
+ * tree after the job that swapped grows it many times over with dentries
+ * and inodes used once; a machine's daemons, a desktop's file lookups
+ * and the buffer heads of a job that reads do not double it, or not by
+ * that much.  As much as was there before, and as much again, stays.  This
  * bounds how much goes, not which: the shrinkers free their oldest
  * objects not used again first, as for reclaim, whenever they were made.
  *
@@ -1735,9 +1739,14 @@ EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_streamed);
  */
 VISIBLE_IF_KUNIT unsigned long
 swap_prefetch_exchange_slab_room(const struct swap_prefetch_exchange *x,
-				 unsigned long slab)
+				 unsigned long slab, unsigned long inactive)
 {
-	return slab > 2 * x->base_slab ? slab - 2 * x->base_slab : 0;
+	unsigned long grown;
+
+	if (slab <= 2 * x->base_slab)
+		return 0;
+	grown = slab - 2 * x->base_slab;
+	return grown + x->exchanged > inactive ? grown : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(swap_prefetch_exchange_slab_room);
 
@@ -2532,7 +2541,8 @@ static bool kprefetchd_may_drop_file(void)
 static unsigned long kprefetchd_slab_room(void)
 {
 	return swap_prefetch_exchange_slab_room(&kprefetchd_exchange,
-			global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B));
+			global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B),
+			global_node_page_state(NR_INACTIVE_FILE));
 }
 
 /* Has node @nid old file pages or slab that an exchange may look at? */

@@ -518,7 +518,8 @@ struct swap_prefetch_exchange_counts {
  * replaced more file pages than the inactive file lists now hold, and
  * few of them came back.  Where the page cache lacks the room, or is no
  * stream's, it may take reclaimable slab, as reclaim shrinks it, down to
- * twice what there was at the last swap-out: an indexer leaves dentries
+ * twice what there was at the last swap-out, if the slab grew past that
+ * by more than the inactive file lists hold: an indexer leaves dentries
  * and inodes (swap_prefetch_exchange_slab_room()).
  * It stops until pages next go out to swap when the page cache it dropped
  * is read again (more file refaults since its first drop than
@@ -722,7 +723,7 @@ void swap_prefetch_exchange_account(struct swap_prefetch_exchange *x,
 				    unsigned long read, unsigned long exchanged);
 unsigned long
 swap_prefetch_exchange_slab_room(const struct swap_prefetch_exchange *x,
-				 unsigned long slab);
+				 unsigned long slab, unsigned long inactive);
 int swap_prefetch_slab_priority(unsigned long slab, unsigned long nr);
 bool swap_prefetch_exchange_streamed(const struct swap_prefetch_exchange *x,
 				     unsigned long inactive);

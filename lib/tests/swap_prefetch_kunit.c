@@ -2172,9 +2172,11 @@ static void swap_prefetch_test_exchange_turnover(struct kunit *test)
 /*
  * Of slab, an exchange takes only what the slab holds beyond twice what
  * it held when pages last went out to swap (an indexer's dentries and
- * inodes after the job that swapped): looks without a swap-out leave that
- * floor where it is, the next swap-out moves it to the slab of its time,
- * and a slab that did not double gives nothing.
+ * inodes after the job that swapped), and only if that, with what it took
+ * since, is more than the inactive file lists hold: then the slab, not
+ * the page cache, is what the job left.  Looks without a swap-out leave
+ * the floor where it is; the next swap-out moves it to the slab of its
+ * time.
  */
 static void swap_prefetch_test_exchange_slab_room(struct kunit *test)
 {
@@ -2184,21 +2186,26 @@ static void swap_prefetch_test_exchange_slab_room(struct kunit *test)
 	/* The hog swaps out with 1000 pages of slab. */
 	now.swapped_out = 5000;
 	swap_prefetch_exchange_look(&x, &now);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 1000), 0UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 2000), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 1000, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 2000, 0), 0UL);
 	/* A walk: the slab grows while reclaim takes page cache only. */
 	now.stolen += 2000;
 	now.slab = 41000;
 	swap_prefetch_exchange_look(&x, &now);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000), 39000UL);
-	/* Taking slab brings it down to twice the floor, and no further. */
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 2001), 1UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 1999), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000, 5000),
+			39000UL);
+	/* A job's page cache read once outweighs the growth: none. */
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000, 39000),
+			0UL);
+	/* What it took counts: down to twice the floor, and no further. */
+	swap_prefetch_exchange_account(&x, 30000, 38000);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 2001, 5000), 1UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 1999, 5000), 0UL);
 	/* Another swap-out: what grew before it is not the room any more. */
 	now.swapped_out += 5000;
 	swap_prefetch_exchange_look(&x, &now);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000), 0UL);
-	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 82100), 100UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 41000, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, swap_prefetch_exchange_slab_room(&x, 82100, 0), 100UL);
 }
 
 /*
