@@ -2560,7 +2560,7 @@ static bool kprefetchd_node_can_exchange(int nid)
 
 /*
  * May a round with no node that has room make room of page cache or slab?
- * the look for the exchange; reads the vm events summed just before.
+ * Takes the look for the exchange; reads the vm events summed just before.
  */
 static bool kprefetchd_exchange_possible(void)
 {
